@@ -1,0 +1,95 @@
+// swift-tools-version:6.1
+//
+// Lariat: Alamofire's HTTP API on a transport we own (epoll, HTTP/1.1, OpenSSL).
+//
+// Module boundaries (enforced by the target graph, see README "Layout"):
+//   Wire       HTTP/1.1 codec, standard library only (no Glibc, no Foundation)
+//   EventLoop  epoll/eventfd/timerfd loop and sockets (Glibc + CLinux modulemap)
+//   TLS        OpenSSL (system libssl) and X.509 trust primitives; no sockets, no Foundation
+//   Client     the Alamofire-shaped API; FoundationEssentials, plus full Foundation
+//              only behind the default `FullFoundation` trait
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Lariat",
+    products: [
+        .library(name: "Wire", targets: ["Wire"]),
+        .library(name: "TLS", targets: ["TLS"]),
+        .library(name: "Client", targets: ["Client"]),
+        .executable(name: "wire-decode", targets: ["wire-decode"]),
+        .executable(name: "fetch", targets: ["fetch"]),
+        .executable(name: "wire-bench", targets: ["wire-bench"]),
+    ],
+    traits: [
+        .trait(
+            name: "FullFoundation",
+            description: """
+                Alamofire API types that exist only in full Foundation on Linux (URLError, \
+                Progress, InputStream, NotificationCenter) come from Foundation itself. Disable \
+                default traits for a FoundationEssentials-only build (about 44 MB smaller static \
+                binaries); Client then provides its own types under the same names.
+                """
+        ),
+        .default(enabledTraits: ["FullFoundation"]),
+    ],
+    targets: [
+        // MARK: Codec
+        .target(
+            name: "Wire",
+            path: "Sources/Wire",
+            exclude: ["EventLoop", "CLinux"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Event loop (lives under Sources/Wire, compiled separately so Wire stays I/O-free)
+        .systemLibrary(name: "CLinux", path: "Sources/Wire/CLinux"),
+        .target(
+            name: "EventLoop",
+            dependencies: ["CLinux"],
+            path: "Sources/Wire/EventLoop",
+            swiftSettings: strict
+        ),
+
+        // MARK: TLS
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Sources/COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "TLS",
+            dependencies: ["COpenSSL"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Alamofire-shaped client
+        .target(
+            name: "Client",
+            dependencies: [],
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+        .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
+        .executableTarget(name: "wire-bench", dependencies: ["Wire"], swiftSettings: strict),
+        .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
+
+        // MARK: Tests
+        .target(
+            name: "LariatTestSupport",
+            dependencies: [],
+            path: "Tests/Support",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
+        .testTarget(name: "ClientTests", dependencies: ["Client", "LariatTestSupport"], swiftSettings: strict),
+    ]
+)

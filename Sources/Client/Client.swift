@@ -1,0 +1,1 @@
+// Client module (work in progress on its own branch).

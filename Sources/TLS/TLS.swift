@@ -1,0 +1,1 @@
+// TLS module (work in progress on its own branch).

@@ -1,0 +1,1 @@
+// EventLoop module: epoll event loop (work in progress on its own branch).

@@ -1,0 +1,1 @@
+// Wire: HTTP/1.1 codec.
