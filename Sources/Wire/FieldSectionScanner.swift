@@ -1,0 +1,249 @@
+// A resumable scanner for a header section (status line + field lines) or a trailer section.
+//
+// Lines are handled whole: the scanner first finds a line's LF with a wide search, then validates
+// the line in one pass. When a line is incomplete it remembers where the LF search stopped, so bytes
+// that arrive one at a time are searched once and each line is validated once after it completes:
+// O(n) in total however the input is split (picohttpparser's `last_len`, h11's receive buffer).
+//
+// Split invariance: a line is judged only when complete, limits are checked before a line's content
+// (against the line's end, or against the bytes available for an incomplete line), and the one early
+// check on an incomplete line (the `HTTP/` prefix) reports exactly what the full check would. So the
+// first error, its rule and its offset do not depend on how the input was split.
+//
+// All offsets here are relative to the section start; the caller rebases them.
+
+/// The parsed status line of a header section.
+struct StatusLine: Sendable {
+    var version: HTTPVersion
+    var status: Int
+    var reason: Range<Int>
+}
+
+/// Resumable state for scanning one field section.
+struct FieldSectionScanner: Sendable {
+    /// Header section (starts with a status line) or trailer section (fields only).
+    enum Kind: Sendable { case header, trailer }
+
+    let kind: Kind
+    /// Where the next unprocessed line starts.
+    private(set) var lineStart = 0
+    /// Where to resume the search for the pending line's LF.
+    private var searchFrom = 0
+    /// The status line, once parsed (header sections only).
+    private(set) var statusLine: StatusLine?
+
+    init(kind: Kind) { self.kind = kind }
+
+    /// Bytes of the section seen so far without completing it: how much of an unfinished section
+    /// `finish()` must report as truncated.
+    var hasPartialInput: Bool { searchFrom > 0 }
+
+    /// Scans `p[0..<end]`, appending complete field lines to `fields`.
+    ///
+    /// - Returns: the section's length (through the empty line's LF) once it is complete, or `nil`
+    ///   when more bytes are needed.
+    /// - Throws: ``WireError`` with section-relative offsets.
+    mutating func scan(
+        _ p: UnsafeRawPointer, end: Int, fields: inout [FieldRange], limits: ParserLimits
+    ) throws(WireError) -> Int? {
+        let sectionLimit = kind == .header ? limits.maxHeaderSectionSize : limits.maxTrailerSectionSize
+        while true {
+            guard let lf = Scan.lineFeed(p, from: max(searchFrom, lineStart), end: end) else {
+                searchFrom = end
+                try checkIncompleteLine(p, end: end, sectionLimit: sectionLimit, limits: limits)
+                return nil
+            }
+            let lineEnd = lf + 1
+            searchFrom = lineEnd
+            if kind == .header && statusLine == nil {
+                // Checked first, exactly as on an incomplete line (split invariance).
+                try Self.checkVersionPrefix(p, lineStart..<lf)
+            }
+            try checkLimits(lineEnd: lineEnd, sectionLimit: sectionLimit, limits: limits)
+            guard lf > lineStart, Scan.byte(p, lf - 1) == ASCII.cr else {
+                throw WireError(.bareLF, "line ends in LF without CR", offset: lf)
+            }
+            let content = lineStart..<(lf - 1)
+            defer { lineStart = lineEnd }
+            if kind == .header && statusLine == nil {
+                statusLine = try Self.parseStatusLine(p, content)
+            } else if content.isEmpty {
+                lineStart = lineEnd
+                return lineEnd
+            } else if Self.isWhitespace(Scan.byte(p, content.lowerBound)) {
+                try Self.appendContinuation(p, content, to: &fields)
+            } else {
+                guard fields.count < limits.maxFieldCount else {
+                    throw WireError(.tooManyFields, "more than \(limits.maxFieldCount) field lines", offset: content.lowerBound)
+                }
+                fields.append(try Self.parseFieldLine(p, content))
+            }
+        }
+    }
+
+    // MARK: Limits
+
+    private func checkLimits(lineEnd: Int, sectionLimit: Int, limits: ParserLimits) throws(WireError) {
+        if kind == .header && statusLine == nil && lineEnd > limits.maxStatusLineLength {
+            throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
+        }
+        if lineEnd > sectionLimit {
+            throw Self.sectionTooLarge(kind, sectionLimit)
+        }
+    }
+
+    private func checkIncompleteLine(_ p: UnsafeRawPointer, end: Int, sectionLimit: Int, limits: ParserLimits) throws(WireError) {
+        if kind == .header && statusLine == nil {
+            // Same verdict as the full status-line check would give on these bytes.
+            try Self.checkVersionPrefix(p, lineStart..<end)
+            if end > limits.maxStatusLineLength {
+                throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
+            }
+        }
+        if end > sectionLimit {
+            throw Self.sectionTooLarge(kind, sectionLimit)
+        }
+    }
+
+    private static func sectionTooLarge(_ kind: Kind, _ limit: Int) -> WireError {
+        kind == .header
+            ? WireError(.headerSectionTooLarge, "header section larger than \(limit) bytes", offset: limit)
+            : WireError(.trailerSectionTooLarge, "trailer section larger than \(limit) bytes", offset: limit)
+    }
+
+    // MARK: Status line (RFC 9112 §4)
+
+    private static let httpSlash: StaticString = "HTTP/"
+
+    /// Checks the bytes of `range` that are present against `HTTP/`.
+    private static func checkVersionPrefix(_ p: UnsafeRawPointer, _ range: Range<Int>) throws(WireError) {
+        let expected = httpSlash.utf8Start
+        var i = 0
+        while i < 5 && range.lowerBound + i < range.upperBound {
+            if Scan.byte(p, range.lowerBound + i) != expected[i] {
+                throw WireError(.version, "response does not start with HTTP/", offset: range.lowerBound + i)
+            }
+            i += 1
+        }
+    }
+
+    /// Parses `HTTP/D.D SP DDD [SP reason]`.
+    ///
+    /// The reason phrase (and its SP) may be absent: RFC 9112 §4 makes the phrase optional, servers
+    /// in the field omit the SP too, and accepting it has no bearing on framing.
+    static func parseStatusLine(_ p: UnsafeRawPointer, _ line: Range<Int>) throws(WireError) -> StatusLine {
+        let s = line.lowerBound
+        try checkVersionPrefix(p, line)
+        guard line.count >= 8 else {
+            throw WireError(.version, "incomplete HTTP version", offset: line.upperBound)
+        }
+        let major = Scan.byte(p, s + 5), dot = Scan.byte(p, s + 6), minor = Scan.byte(p, s + 7)
+        guard isDigit(major) else { throw WireError(.version, "major version is not a digit", offset: s + 5) }
+        guard dot == 0x2E else { throw WireError(.version, "expected '.' in version", offset: s + 6) }
+        guard isDigit(minor) else { throw WireError(.version, "minor version is not a digit", offset: s + 7) }
+        guard line.count > 8, Scan.byte(p, s + 8) == ASCII.space else {
+            throw WireError(.statusLine, "expected a single SP after the version", offset: s + 8)
+        }
+        guard major == 0x31 else {
+            throw WireError(.unsupportedVersion, "HTTP major version \(major - 0x30) is not 1", offset: s + 5)
+        }
+        var status = 0
+        for i in 9..<12 {
+            guard s + i < line.upperBound, isDigit(Scan.byte(p, s + i)) else {
+                throw WireError(.statusCode, "status code is not three digits", offset: min(s + i, line.upperBound))
+            }
+            status = status * 10 + Int(Scan.byte(p, s + i) - 0x30)
+        }
+        guard status >= 100 else {
+            throw WireError(.statusCode, "status code \(status) is below 100", offset: s + 9)
+        }
+        var reason = line.upperBound..<line.upperBound
+        if line.count > 12 {
+            guard Scan.byte(p, s + 12) == ASCII.space else {
+                throw WireError(.statusCode, "status code is not three digits", offset: s + 12)
+            }
+            reason = (s + 13)..<line.upperBound
+            if let bad = firstInvalidValueByte(p, reason) {
+                let rule: WireError.Rule = Scan.byte(p, bad) == ASCII.cr ? .bareCR : .reasonPhrase
+                throw WireError(rule, "control character in reason phrase", offset: bad)
+            }
+        }
+        return StatusLine(version: HTTPVersion(major: 1, minor: Int(minor - 0x30)), status: status, reason: reason)
+    }
+
+    // MARK: Field lines (RFC 9112 §5)
+
+    /// Parses `field-name ":" OWS field-value OWS`.
+    static func parseFieldLine(_ p: UnsafeRawPointer, _ line: Range<Int>) throws(WireError) -> FieldRange {
+        let nameEnd = Scan.tokenBytes(p, from: line.lowerBound, end: line.upperBound)
+        guard nameEnd < line.upperBound else {
+            throw WireError(.missingColon, "field line without a colon", offset: line.upperBound)
+        }
+        let stop = Scan.byte(p, nameEnd)
+        if stop != ASCII.colon {
+            if isWhitespace(stop) {
+                var i = nameEnd
+                while i < line.upperBound && isWhitespace(Scan.byte(p, i)) { i += 1 }
+                if i < line.upperBound && Scan.byte(p, i) == ASCII.colon {
+                    throw WireError(.whitespaceBeforeColon, "whitespace between field name and colon", offset: nameEnd)
+                }
+            }
+            if stop == ASCII.cr { throw WireError(.bareCR, "CR not followed by LF", offset: nameEnd) }
+            throw WireError(.fieldName, "invalid character 0x\(hex(stop)) in field name", offset: nameEnd)
+        }
+        guard nameEnd > line.lowerBound else {
+            throw WireError(.fieldName, "empty field name", offset: nameEnd)
+        }
+        let value = try trimmedValue(p, (nameEnd + 1)..<line.upperBound)
+        return FieldRange(name: line.lowerBound..<nameEnd, value: value)
+    }
+
+    /// Appends an obs-fold continuation line to the previous field (RFC 9112 §5.2).
+    private static func appendContinuation(_ p: UnsafeRawPointer, _ line: Range<Int>, to fields: inout [FieldRange]) throws(WireError) {
+        guard var last = fields.popLast() else {
+            throw WireError(.leadingWhitespace, "whitespace before the first field line", offset: line.lowerBound)
+        }
+        let more = try trimmedValue(p, line)
+        if !more.isEmpty {
+            last.value = last.value.isEmpty ? more : last.value.lowerBound..<more.upperBound
+        }
+        // Marked even when the first line's value was empty, so a folded framing field is always
+        // caught (`Content-Length:\r\n 5`).
+        last.isFolded = true
+        fields.append(last)
+    }
+
+    /// Validates a value's bytes and returns them without leading and trailing OWS.
+    private static func trimmedValue(_ p: UnsafeRawPointer, _ range: Range<Int>) throws(WireError) -> Range<Int> {
+        if let bad = firstInvalidValueByte(p, range) {
+            let byte = Scan.byte(p, bad)
+            if byte == ASCII.cr { throw WireError(.bareCR, "CR not followed by LF in field value", offset: bad) }
+            throw WireError(.fieldValue, "control character 0x\(hex(byte)) in field value", offset: bad)
+        }
+        var start = range.lowerBound, end = range.upperBound
+        while start < end && isWhitespace(Scan.byte(p, start)) { start += 1 }
+        while end > start && isWhitespace(Scan.byte(p, end - 1)) { end -= 1 }
+        return start..<end
+    }
+
+    /// The first byte in `range` that is not HTAB, SP, VCHAR or obs-text, or `nil`.
+    @inline(__always)
+    static func firstInvalidValueByte(_ p: UnsafeRawPointer, _ range: Range<Int>) -> Int? {
+        var i = range.lowerBound
+        while true {
+            i = Scan.plainValueBytes(p, from: i, end: range.upperBound)
+            if i == range.upperBound { return nil }
+            if Scan.byte(p, i) != ASCII.tab { return i }
+            i += 1
+        }
+    }
+
+    @inline(__always) static func isWhitespace(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab }
+    @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+}
+
+/// Two uppercase hex digits for a byte, for error messages.
+func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}

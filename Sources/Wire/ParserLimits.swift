@@ -1,0 +1,44 @@
+/// Upper bounds on everything a server controls in a response's framing.
+///
+/// Exceeding a limit is a typed ``WireError`` naming the limit; nothing is ever truncated silently.
+/// Body sizes are not limited here: bodies stream through the parser without being buffered, and the
+/// client decides how much it keeps.
+public struct ParserLimits: Sendable, Hashable {
+    /// The longest status line, CRLF included. 8 KiB by default (nginx's `large_client_header_buffers`).
+    public var maxStatusLineLength: Int
+    /// The largest header section (status line, fields and the final CRLF). 64 KiB by default.
+    public var maxHeaderSectionSize: Int
+    /// The most field lines in a header or trailer section. 128 by default.
+    public var maxFieldCount: Int
+    /// The most hexadecimal digits in a chunk size, leading zeros included. 16 by default; values
+    /// that do not fit in 63 bits are rejected regardless.
+    public var maxChunkSizeDigits: Int
+    /// The longest chunk extension text on one chunk-size line. 4 KiB by default.
+    public var maxChunkExtensionLength: Int
+    /// The largest trailer section, final CRLF included. 16 KiB by default.
+    public var maxTrailerSectionSize: Int
+    /// The most interim (1xx) responses before a final response. 16 by default.
+    public var maxInterimResponses: Int
+
+    /// Creates limits; every parameter defaults to the value documented on its property.
+    public init(
+        maxStatusLineLength: Int = 8 * 1024,
+        maxHeaderSectionSize: Int = 64 * 1024,
+        maxFieldCount: Int = 128,
+        maxChunkSizeDigits: Int = 16,
+        maxChunkExtensionLength: Int = 4 * 1024,
+        maxTrailerSectionSize: Int = 16 * 1024,
+        maxInterimResponses: Int = 16
+    ) {
+        self.maxStatusLineLength = maxStatusLineLength
+        self.maxHeaderSectionSize = maxHeaderSectionSize
+        self.maxFieldCount = maxFieldCount
+        self.maxChunkSizeDigits = maxChunkSizeDigits
+        self.maxChunkExtensionLength = maxChunkExtensionLength
+        self.maxTrailerSectionSize = maxTrailerSectionSize
+        self.maxInterimResponses = maxInterimResponses
+    }
+
+    /// The documented defaults.
+    public static let `default` = ParserLimits()
+}

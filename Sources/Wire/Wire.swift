@@ -1,1 +1,0 @@
-// Wire: HTTP/1.1 codec.
