@@ -77,7 +77,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
-        .executableTarget(name: "wire-bench", dependencies: ["Wire"], swiftSettings: strict),
+        .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
+        .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
         .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
 
         // MARK: Tests

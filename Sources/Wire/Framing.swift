@@ -36,9 +36,15 @@ struct Framing: Sendable {
                 transferEncoding = codings
                 if contentLength != nil { throw bothFraming(field) }
             case 10 where Scan.equalsIgnoringCase(p, field.name, "connection"):
-                forEachListElement(p, field.value) { element in
-                    if Scan.equalsIgnoringCase(p, element, "close") { connectionClose = true }
-                    if Scan.equalsIgnoringCase(p, element, "keep-alive") { connectionKeepAlive = true }
+                if Scan.equalsIgnoringCase(p, field.value, "keep-alive") {
+                    connectionKeepAlive = true  // the common single-token value, without list parsing
+                } else if Scan.equalsIgnoringCase(p, field.value, "close") {
+                    connectionClose = true
+                } else {
+                    forEachListElement(p, field.value) { element in
+                        if Scan.equalsIgnoringCase(p, element, "close") { connectionClose = true }
+                        if Scan.equalsIgnoringCase(p, element, "keep-alive") { connectionKeepAlive = true }
+                    }
                 }
             default:
                 continue
@@ -85,6 +91,17 @@ struct Framing: Sendable {
     /// Parses `1*DIGIT *( OWS "," OWS 1*DIGIT )` where every element is the same number
     /// (RFC 9110 §8.6 lets a recipient accept a list of identical values).
     static func parseContentLength(_ p: UnsafeRawPointer, _ range: Range<Int>) throws(WireError) -> Int {
+        // Fast path: a plain run of 1 to 18 digits (the usual value).
+        if !range.isEmpty && range.count <= 18 {
+            var value = 0, i = range.lowerBound
+            while i < range.upperBound {
+                let b = Scan.byte(p, i)
+                guard b >= 0x30 && b <= 0x39 else { break }
+                value = value * 10 + Int(b - 0x30)
+                i += 1
+            }
+            if i == range.upperBound { return value }
+        }
         var result: Int?
         var failure: WireError?
         var elements = 0
