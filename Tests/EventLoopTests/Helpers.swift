@@ -81,7 +81,7 @@ final class Recorder: SocketHandler {
         do {
             while true {
                 switch try socket.read(into: buffer) {
-                case .bytes(let count): received.append(contentsOf: buffer.prefix(count))
+                case .bytes(let count): received.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 case .wouldBlock: return
                 case .endOfStream:
                     endOfStream = true

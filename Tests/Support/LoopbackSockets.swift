@@ -84,10 +84,14 @@ enum Loopback {
 
     /// One `recv` of up to `capacity` bytes: the bytes, `[]` at end of stream, nil on error.
     static func receive(_ fd: Int32, capacity: Int = 65536) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: capacity)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count >= 0 { return Array(buffer.prefix(count)) }
+            var failed = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                let count = recv(fd, buffer.baseAddress, capacity, 0)
+                initialized = max(count, 0)
+                failed = count < 0
+            }
+            if !failed { return bytes }
             if errno != EINTR { return nil }
         }
     }

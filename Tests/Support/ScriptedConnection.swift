@@ -55,13 +55,17 @@ struct ScriptedConnection {
                 case .malformed(let reason):
                     return "malformed request (\(reason))"
                 case .incomplete:
-                    if let problem = describe(readMore(until: deadline), waitingFor: "a complete request") { return problem }
+                    // Read first, then describe: `describe(readMore(…))` would copy `self` (and the
+                    // pending buffer) for the non-mutating call, making every append O(n).
+                    let outcome = readMore(until: deadline)
+                    if let problem = describe(outcome, waitingFor: "a complete request") { return problem }
                 }
             }
         case .expectBytes(let expected):
             let deadline = ContinuousClock.now + server.stepTimeout
             while pending.count < expected.count {
-                if let problem = describe(readMore(until: deadline), waitingFor: "\(expected.count) bytes") { return problem }
+                let outcome = readMore(until: deadline)
+                if let problem = describe(outcome, waitingFor: "\(expected.count) bytes") { return problem }
             }
             let actual = Array(pending.prefix(expected.count))
             pending.removeFirst(expected.count)
