@@ -88,6 +88,15 @@ extension EventLoopTests {
                     let id = heap.schedule(at: Deadline(uptimeNanoseconds: deadline)) { fired.append(label) }
                     model.append((deadline, sequence, label, id))
                     sequence += 1
+                } else if choice < 7, !model.isEmpty {
+                    // Move a pending timer: same body, new deadline, ordered as if newly scheduled.
+                    let index = Int(random.next() % UInt64(model.count))
+                    let deadline = Int64(random.next() % 50)
+                    let moved = heap.reschedule(model[index].id, at: Deadline(uptimeNanoseconds: deadline))
+                    #expect(moved)
+                    model[index].deadline = deadline
+                    model[index].sequence = sequence
+                    sequence += 1
                 } else if choice < 8, !model.isEmpty {
                     let index = Int(random.next() % UInt64(model.count))
                     let first = heap.cancel(model[index].id)
@@ -107,6 +116,19 @@ extension EventLoopTests {
                 #expect(heap.count == model.count)
                 #expect(heap.earliestDeadline?.uptimeNanoseconds == model.map(\.deadline).min())
             }
+        }
+
+        @Test func rescheduledTimerFiresOnceAtItsNewDeadline() async {
+            let loop = EventLoopGroup.shared.next()
+            let log = await onLoop(loop) { () -> LoopBound<FireLog> in
+                let log = FireLog()
+                let moved = loop.scheduleTimer(after: .milliseconds(5)) { log.labels.append(1) }
+                loop.scheduleTimer(after: .milliseconds(10)) { log.labels.append(2) }
+                #expect(loop.rescheduleTimer(moved, at: .now() + .milliseconds(20)))
+                return LoopBound(log, loop: loop)
+            }
+            #expect(await eventually(on: loop) { log.value.labels.count == 2 })
+            #expect(await onLoop(loop) { log.value.labels } == [2, 1])
         }
 
         @Test func popExpiredRespectsTheSequenceLimit() {

@@ -139,6 +139,22 @@ public final class EventLoop: @unchecked Sendable {
         scheduleTimer(at: .now() + delay, body)
     }
 
+    /// Moves a pending timer to a new deadline without re-creating its closure. Loop-only.
+    ///
+    /// Lets a connection keep one long-lived timer (for example an idle-or-request deadline that
+    /// its body interprets from the connection's state) and move it on every request with no
+    /// allocation, instead of cancelling and scheduling a new closure each time.
+    /// - Parameters:
+    ///   - id: The ID returned by ``scheduleTimer(at:_:)``.
+    ///   - deadline: The new deadline.
+    /// - Returns: `true` if the timer was pending and moved; `false` if it already fired or was
+    ///   cancelled (schedule a new one then).
+    @discardableResult
+    public func rescheduleTimer(_ id: TimerID, at deadline: Deadline) -> Bool {
+        preconditionInEventLoop()
+        return timers.reschedule(id, at: deadline)
+    }
+
     /// Cancels a pending timer so its body never runs. Loop-only.
     ///
     /// Cancelling a timer that already fired or was cancelled does nothing.

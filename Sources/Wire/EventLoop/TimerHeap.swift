@@ -77,6 +77,26 @@ struct TimerHeap {
         return true
     }
 
+    /// Moves a pending timer to a new deadline, keeping its body (no allocation).
+    ///
+    /// The timer is ordered as if newly scheduled (after existing timers with the same deadline).
+    /// - Returns: `false` for an ID that already fired or was cancelled.
+    mutating func reschedule(_ id: TimerID, at deadline: Deadline) -> Bool {
+        guard id.slot >= 0, Int(id.slot) < slots.count else { return false }
+        let slot = slots[Int(id.slot)]
+        guard slot.generation == id.generation, slot.heapIndex >= 0 else { return false }
+        let index = Int(slot.heapIndex)
+        heap[index].deadline = deadline
+        heap[index].sequence = nextSequence
+        nextSequence &+= 1
+        if index > 0 && heap[index].precedes(heap[(index - 1) / 2]) {
+            siftUp(index)
+        } else {
+            siftDown(index)
+        }
+        return true
+    }
+
     /// Removes and returns the body of the earliest timer if it is due at `now` and was
     /// scheduled before sequence number `sequenceLimit` (so a timer scheduled by a firing
     /// timer waits for the next pass instead of starving I/O).
