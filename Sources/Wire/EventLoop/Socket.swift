@@ -289,3 +289,7 @@ public final class Socket {
         close()
     }
 }
+
+// Loop-confined by design: forbid the conformance so a Socket can only cross threads inside LoopBound.
+@available(*, unavailable)
+extension Socket: Sendable {}

@@ -68,7 +68,8 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
     public let errno: Int32
     /// The name of the failed system or library call (`"connect"`, `"getaddrinfo"`…), if any.
     public let syscall: String?
-    /// The host name whose lookup failed, for ``Kind/hostNotFound``; otherwise nil.
+    /// The host involved, when known: the name whose lookup failed (``Kind/hostNotFound``), or the
+    /// host a connect attempt timed out on (``Kind/timedOut``); otherwise nil.
     public let host: String?
     /// The `getaddrinfo` return code (`EAI_*`, negative on glibc) for resolution failures; otherwise 0.
     public let resolverCode: Int32
