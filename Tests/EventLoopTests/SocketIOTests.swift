@@ -72,6 +72,21 @@ extension EventLoopTests {
             #expect(await onLoop(loop) { socket.value.isOpen } == false)
         }
 
+        @Test func readinessWithoutAHandlerTurnsInterestOff() async throws {
+            let server = try ScriptedServer(script: [.send("unclaimed"), .waitForClientClose])
+            defer { server.stop() }
+            let loop = EventLoopGroup.shared.next()
+            let socket = try await connect(host: "127.0.0.1", port: server.port, on: loop).get()
+            #expect(await eventually(on: loop) { socket.value.probeIdle() == .readable })
+            await onLoop(loop) {
+                socket.value.setReadInterest(true)
+                socket.value.setWriteInterest(true)
+            }
+            #expect(await eventually(on: loop) { !socket.value.isReadInterested && !socket.value.isWriteInterested })
+            #expect(await onLoop(loop) { socket.value.probeIdle() } == .readable)  // nothing consumed the bytes
+            await close(socket)
+        }
+
         @Test func probeIdleTellsQuietFromClosed() async throws {
             let server = try ScriptedServer(script: [.expect("close now"), .close])
             defer { server.stop() }

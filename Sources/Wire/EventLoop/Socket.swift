@@ -40,7 +40,9 @@ public final class Socket {
 
     /// The loop this socket belongs to; every call and callback happens on it.
     public let loop: EventLoop
-    /// Receives readiness callbacks; held strongly until ``close()``. Nil drops callbacks.
+    /// Receives readiness callbacks; held strongly until ``close()``. While nil, readiness that
+    /// arrives turns the matching interest off (nobody would consume it, and the level-triggered
+    /// loop would otherwise report it forever).
     public var handler: (any SocketHandler)?
     /// The address this socket connected to.
     public let remoteAddress: SocketAddress
@@ -266,6 +268,18 @@ public final class Socket {
     func handleEvents(_ mask: UInt32) {
         guard case .registered(let interest) = state else { return }
         let failed = mask & (EpollMask.error | EpollMask.hangup) != 0
+        guard handler != nil else {
+            // Nobody consumes readiness: with level triggering it would be reported every
+            // iteration, so drop the interest (and, after a hang-up, the registration).
+            if failed {
+                loop.selector.stopEvents(fd: fd, id: registrationID)
+                state = .detached([])
+            } else if !interest.isEmpty {
+                loop.selector.modify(fd: fd, id: registrationID, mask: 0)
+                state = .registered([])
+            }
+            return
+        }
         // Errors and hang-ups go to an interested reader/writer first, so it sees the reset or EOF
         // in-band through read()/SO_ERROR (a failed connect shows up as writable + error).
         if interest.contains(.read) && (failed || mask & EpollMask.input != 0) {
