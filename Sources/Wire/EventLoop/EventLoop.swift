@@ -16,6 +16,7 @@
 // - Timers: an indexed min-heap (TimerHeap.swift) whose earliest deadline sets epoll_wait's
 //   timeout, rounded UP to whole milliseconds so the loop never wakes early and spins.
 //   Timers therefore fire 0-1 ms late; fine for connect, idle and request deadlines.
+//   `rescheduleTimer` moves a pending timer in O(log n) without a new closure allocation.
 // - Iteration order: epoll_wait -> socket events -> remote tasks (if woken) -> due timers ->
 //   local tasks. Tasks queued while running go to the next iteration (epoll timeout 0).
 // - Ownership: the Selector table holds each open Socket strongly until `close()`; a socket

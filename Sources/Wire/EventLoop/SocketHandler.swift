@@ -9,6 +9,9 @@ public protocol SocketHandler: AnyObject {
     /// The socket has bytes to read, reached end of stream, or has an error to report through
     /// ``Socket/read(into:)``. Called only while read interest is on.
     ///
+    /// After ``ReadResult/endOfStream`` or a read error, close the socket or turn read interest
+    /// off: level triggering keeps reporting a closed stream as readable.
+    ///
     /// - Parameter socket: The ready socket.
     func socketReadable(_ socket: Socket)
 
