@@ -40,6 +40,11 @@ static inline int lariat_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return (int)SSL_CTX_add1_chain_cert(ctx, cert);
 }
 
+// SSL_OP_* are built with the function-like SSL_OP_BIT macro, so Swift cannot see them.
+static inline uint64_t lariat_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+static inline uint64_t lariat_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline uint64_t lariat_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+
 // MARK: OCSP stapling (RFC 6066 section 8)
 
 static inline long lariat_SSL_set_tlsext_status_type_ocsp(SSL *ssl) {
@@ -55,6 +60,9 @@ static inline long lariat_SSL_set_tlsext_status_ocsp_resp(SSL *ssl, unsigned cha
 }
 static inline long lariat_SSL_CTX_set_tlsext_status_cb(SSL_CTX *ctx, int (*cb)(SSL *, void *)) {
     return SSL_CTX_set_tlsext_status_cb(ctx, cb);
+}
+static inline long lariat_SSL_CTX_set_tlsext_status_arg(SSL_CTX *ctx, void *arg) {
+    return SSL_CTX_set_tlsext_status_arg(ctx, arg);
 }
 
 // MARK: ex_data indices
