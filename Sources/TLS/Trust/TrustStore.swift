@@ -170,6 +170,16 @@ public final class TrustStore: @unchecked Sendable {
     }
 }
 
+extension HostnameMatcher {
+    /// OpenSSL's answer to the same question (`X509_check_host` with
+    /// `NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT`, or `X509_check_ip`), on the host as
+    /// normalized by ``normalizedHostname(_:)``. For the tests that require agreement.
+    package static func openSSLMatches(host: String, certificate: Certificate) -> Bool {
+        defer { _ = OpenSSLError.drain() }
+        return HostIdentity(host).openSSLMatches(certificate)
+    }
+}
+
 /// The host half of a policy, in the two forms the independent checks need.
 private struct HostIdentity {
     let host: String

@@ -153,7 +153,7 @@ final class PKI: Sendable {
         func makeDatabase(for ca: String) throws {
             let database = path(ca + "-db")
             try FileManager.default.createDirectory(atPath: database + "/new", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: database + "/index.txt", contents: Data())
+            try "".write(toFile: database + "/index.txt", atomically: true, encoding: .utf8)
             try "1000\n".write(toFile: database + "/serial", atomically: true, encoding: .utf8)
             try "1000\n".write(toFile: database + "/crlnumber", atomically: true, encoding: .utf8)
             let config = """
@@ -185,7 +185,7 @@ final class PKI: Sendable {
         }
 
         func caArguments(_ ca: String) -> [String] {
-            ["-batch", "-config", path(ca + ".cnf"), "-cert", path(ca + ".pem"), "-keyfile", path(ca + ".key")]
+            ["ca", "-batch", "-config", path(ca + ".cnf"), "-cert", path(ca + ".pem"), "-keyfile", path(ca + ".key")]
         }
 
         func issue(

@@ -14,6 +14,10 @@ struct Pump {
             if case .failed(let error) = self { return error }
             return nil
         }
+        var isPending: Bool {
+            if case .pending = self { return true }
+            return false
+        }
         var isComplete: Bool {
             if case .complete = self { return true }
             return false
@@ -37,19 +41,20 @@ struct Pump {
         return moved
     }
 
-    /// Runs both handshakes to completion or failure (bounded: 50 rounds).
+    /// Runs both handshakes until neither side changes nor any byte moves (bounded: 50 rounds).
     func handshake() -> (client: Outcome, server: Outcome) {
         var clientOutcome = Outcome.pending
         var serverOutcome = Outcome.pending
         for _ in 0..<50 {
-            if case .pending = clientOutcome {
+            let before = (clientOutcome.isPending, serverOutcome.isPending)
+            if clientOutcome.isPending {
                 switch client.handshake() {
                 case .complete: clientOutcome = .complete
                 case .failed(let error): clientOutcome = .failed(error)
                 case .incomplete: break
                 }
             }
-            if case .pending = serverOutcome {
+            if serverOutcome.isPending {
                 switch server.handshake() {
                 case .complete: serverOutcome = .complete
                 case .failed(let error): serverOutcome = .failed(error)
@@ -57,8 +62,8 @@ struct Pump {
                 }
             }
             let moved = shuttle()
-            if !moved, case .pending = clientOutcome {} else if !moved { break }
-            if !moved, case .pending = clientOutcome, case .pending = serverOutcome { break }
+            let changed = before != (clientOutcome.isPending, serverOutcome.isPending)
+            if !moved && !changed { break }
         }
         return (clientOutcome, serverOutcome)
     }
