@@ -74,14 +74,31 @@ extension TLSClientConnection {
         return result.failure.map { TLSError.trust($0) }
     }
 
+    /// The OCSP status callback: the decision point of full and resumed handshakes alike.
+    ///
+    /// - Returns: whether the handshake may continue.
+    func statusStageReached() -> Bool {
+        if case .awaitingCertificate = trust, engine.sessionReused { evaluateResumedSession() }
+        return decide(stapled: currentStapledResponse())
+    }
+
+    /// Resumption: no certificate on the wire, so re-evaluate what was verified when the
+    /// session was established (chain and stapled response stored with it in the cache).
+    private func evaluateResumedSession() {
+        guard let entry = offeredSession else {
+            trust = .rejected(TLSError(.handshake, "server resumed a session we did not offer"))
+            return
+        }
+        if certificateReceived(entry.peerChain, resumed: true) { _ = decide(stapled: entry.stapledOCSPResponse) }
+    }
+
     /// Completes `.handshaking` → `.established` once OpenSSL's handshake finished.
     func finishHandshake() -> TLSHandshakeResult {
+        // Fallbacks in case OpenSSL did not call the status callback (it does in 3.0 for full and
+        // resumed handshakes of TLS 1.2 and 1.3, but the decision must not depend on it).
         if case .awaitingCertificate = trust {
-            if engine.sessionReused, let entry = offeredSession {
-                // Resumption: no certificate on the wire; re-evaluate what was verified before.
-                if certificateReceived(entry.peerChain, resumed: true) {
-                    _ = decide(stapled: entry.stapledOCSPResponse)
-                }
+            if engine.sessionReused {
+                evaluateResumedSession()
             } else {
                 trust = .rejected(TLSError(.handshake, "handshake finished without a verified server certificate"))
             }
@@ -100,14 +117,12 @@ extension TLSClientConnection {
         }
     }
 
-    /// Keeps a session the server issued; returns whether we took its reference.
-    func sessionIssued(_ session: OpaquePointer) -> Bool {
-        guard context.sessionCache != nil else { return false }
-        let handle = SessionHandle(takingOwnershipOf: session)
+    /// Keeps a copy of a session the server issued (OpenSSL keeps its own reference).
+    func sessionIssued(_ session: OpaquePointer) {
+        guard context.sessionCache != nil, let handle = SessionHandle.copying(session) else { return }
         pendingSessions.append(handle)
         if pendingSessions.count > TLSClientConnection.maxPendingSessions { pendingSessions.removeFirst() }
         if case .accepted = trust { storePendingSessions() }
-        return true
     }
 
     private func storePendingSessions() {
@@ -152,11 +167,12 @@ func clientCertificateVerifyCallback(_ storeContext: OpaquePointer?, _ argument:
 /// `SSL_CTX_set_tlsext_status_cb`, client side: 1 continues, 0 aborts with bad_certificate_status_response.
 func clientStatusCallback(_ ssl: OpaquePointer?, _ argument: UnsafeMutableRawPointer?) -> Int32 {
     guard let connection = TLSClientConnection.owning(ssl) else { return 0 }
-    return connection.decide(stapled: connection.currentStapledResponse()) ? 1 : 0
+    return connection.statusStageReached() ? 1 : 0
 }
 
-/// `SSL_CTX_sess_set_new_cb`: 1 means we keep the session reference.
+/// `SSL_CTX_sess_set_new_cb`: returns 0 because we keep a copy, not OpenSSL's reference.
 func clientNewSessionCallback(_ ssl: OpaquePointer?, _ session: OpaquePointer?) -> Int32 {
     guard let session, let connection = TLSClientConnection.owning(ssl) else { return 0 }
-    return connection.sessionIssued(session) ? 1 : 0
+    connection.sessionIssued(session)
+    return 0
 }

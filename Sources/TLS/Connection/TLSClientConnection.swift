@@ -287,14 +287,13 @@ public final class TLSClientConnection {
 
     // MARK: Internals
 
-    /// Enters the terminal failed phase and drops sessions we may not trust.
+    /// Enters the terminal failed phase and forgets this server's session: after a failed
+    /// handshake or a fatal record error, resuming the same session is not worth the risk.
     @discardableResult
     func fail(_ error: TLSError) -> TLSError {
         phase = .failed(error)
         pendingSessions.removeAll()
-        if offeredSession != nil, let cache = context.sessionCache {
-            cache.remove(context.sessionKey(host: serverName, port: port))
-        }
+        context.sessionCache?.remove(context.sessionKey(host: serverName, port: port))
         return error
     }
 

@@ -94,8 +94,16 @@ public final class TLSSessionCache: Sendable {
 final class SessionHandle: @unchecked Sendable {
     let session: OpaquePointer
 
-    /// Takes over one reference (as handed to the new-session callback).
+    /// Takes over one reference.
     init(takingOwnershipOf session: OpaquePointer) { self.session = session }
+
+    /// Copies a session the connection still uses. The copy matters: OpenSSL marks a
+    /// connection's own session non-resumable when that connection is freed without a
+    /// close_notify exchange (`ssl_clear_bad_session`), which is how HTTP connections usually end.
+    static func copying(_ session: OpaquePointer) -> SessionHandle? {
+        guard let copy = SSL_SESSION_dup(session) else { return nil }
+        return SessionHandle(takingOwnershipOf: copy)
+    }
 
     deinit { SSL_SESSION_free(session) }
 

@@ -37,8 +37,8 @@ package final class TLSServerContext: @unchecked Sendable {
     package init(_ options: Options) throws(TLSError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.drainingQueue(.configuration, "SSL_CTX_new failed") }
         let wire = try TLSEngine.alpnWireFormat(options.applicationProtocols)
-        self.alpn = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, wire.count))
-        _ = self.alpn.initialize(from: wire + [0])
+        self.alpn = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: wire.count + 1)
+        _ = self.alpn.initialize(fromContentsOf: wire + [0])
         self.context = context
         self.options = options
         try configure(wireCount: wire.count)
