@@ -30,8 +30,10 @@ import Testing
         #expect(code == 10)  // X509_V_ERR_CERT_HAS_EXPIRED
     }
 
-    @Test func rejectionIsTypedAndHappensBeforeFinished() throws {
-        let pump = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf)) { _ in throw Refused() }
+    @Test(arguments: [TLSVersion.v1_2, .v1_3])
+    func rejectionIsTypedAndHappensBeforeFinished(_ version: TLSVersion) throws {
+        let context = try Fixture.clientContext { $0.maximumVersion = version }
+        let pump = try Fixture.pump(client: context, server: Fixture.serverContext(pki.leaf)) { _ in throw Refused() }
         let outcome = pump.handshake()
         #expect(outcome.client.error?.kind == .evaluatorRejected)
         #expect(outcome.client.error?.evaluatorError is Refused)

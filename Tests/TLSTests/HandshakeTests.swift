@@ -35,11 +35,12 @@ import Testing
         #expect(pump.handshake().client.error?.kind == .handshake)
     }
 
-    @Test func ipLiteralConnectsWithoutSNI() throws {
-        for host in ["127.0.0.1", "::1"] {
-            let pump = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf), host: host)
-            #expect(pump.handshake().client.isComplete, "\(host)")
-        }
+    // SNI for names (without the trailing dot), never for IP literals (RFC 6066 section 3).
+    @Test(arguments: [("localhost", "localhost"), ("EXAMPLE.test.", "example.test"), ("127.0.0.1", nil), ("::1", nil), ("[::1]", nil)])
+    func sniOnlyForHostNames(_ host: String, _ expected: String?) throws {
+        let pump = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf), host: host)
+        #expect(pump.handshake().client.isComplete, "\(host)")
+        #expect(pump.server.requestedServerName == expected)
     }
 
     @Test func dataFlowsBothWaysAndCloseNotifyIsSeen() throws {

@@ -149,6 +149,12 @@ package final class TLSServerConnection {
     package var negotiatedVersion: TLSVersion? { engine.negotiatedVersion }
     package var isSessionReused: Bool { engine.sessionReused }
 
+    /// The SNI host name the client sent, or `nil`.
+    package var requestedServerName: String? {
+        guard let name = SSL_get_servername(engine.ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
+        return String(cString: name)
+    }
+
     /// The verified client certificate, when one was presented.
     package var clientCertificate: Certificate? {
         guard let x509 = SSL_get1_peer_certificate(engine.ssl) else { return nil }
