@@ -173,6 +173,9 @@ import Testing
         let outcome = second.handshake()
         #expect(outcome.client.error?.kind == .evaluatorRejected)
         #expect(outcome.client.error?.evaluatorError is Refused)
+        #expect(second.client.isSessionReused)
+        // Refused inside the resumed handshake (status callback), so the server got an alert.
+        #expect(outcome.server.error != nil)
         #expect(cache.count == 0)
     }
 }

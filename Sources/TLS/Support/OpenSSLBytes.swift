@@ -50,12 +50,20 @@ enum OpenSSLBytes {
     }
 
     /// Parses DER with one of OpenSSL's `d2i_*` functions; `nil` when the bytes are malformed
-    /// or have trailing data.
-    static func parseDER(_ bytes: [UInt8], _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?) -> OpaquePointer? {
+    /// or have trailing data (the object is then released with `free`).
+    static func parseDER(
+        _ bytes: [UInt8],
+        _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+        free: (OpaquePointer) -> Void
+    ) -> OpaquePointer? {
         bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             guard let base = buffer.baseAddress else { return nil }
             var cursor: UnsafePointer<UInt8>? = base
             guard let object = decode(&cursor, buffer.count) else { return nil }
+            guard cursor == base + buffer.count else {
+                free(object)
+                return nil
+            }
             return object
         }
     }

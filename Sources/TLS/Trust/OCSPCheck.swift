@@ -81,7 +81,7 @@ extension TrustStore {
         guard chain.count >= 2 else { return .unusable("no issuer certificate to check the response against") }
         let leaf = chain[0]
         let issuer = chain[1]
-        guard let response = OpenSSLBytes.parseDER(responseDER, { cursor, length in d2i_OCSP_RESPONSE(nil, cursor, length) }) else {
+        guard let response = OpenSSLBytes.parseDER(responseDER, { cursor, length in d2i_OCSP_RESPONSE(nil, cursor, length) }, free: { OCSP_RESPONSE_free($0) }) else {
             return .unusable("response does not decode")
         }
         defer { OCSP_RESPONSE_free(response) }

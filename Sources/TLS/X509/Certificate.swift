@@ -135,7 +135,8 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
 
     /// Two certificates are equal when their DER encodings are equal.
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
-        lhs === rhs || X509_cmp(lhs.x509, rhs.x509) == 0 && lhs.derBytes == rhs.derBytes
+        // X509_cmp compares the cached SHA-1 digests, then the DER encodings.
+        lhs === rhs || X509_cmp(lhs.x509, rhs.x509) == 0
     }
 
     /// Hashes the DER encoding.

@@ -18,7 +18,7 @@ public final class CertificateRevocationList: @unchecked Sendable {
     /// - Parameter derBytes: the DER encoding.
     /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not a CRL.
     public convenience init(derBytes: [UInt8]) throws(TLSError) {
-        guard let crl = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_X509_CRL(nil, cursor, length) }) else {
+        guard let crl = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_X509_CRL(nil, cursor, length) }, free: { X509_CRL_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER CRL")
         }
         self.init(takingOwnershipOf: crl)

@@ -36,7 +36,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// - Parameter derBytes: the unencrypted DER bytes.
     /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not a private key.
     public convenience init(derBytes: [UInt8]) throws(TLSError) {
-        guard let key = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_AutoPrivateKey(nil, cursor, length) }) else {
+        guard let key = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_AutoPrivateKey(nil, cursor, length) }, free: { EVP_PKEY_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER private key")
         }
         self.init(takingOwnershipOf: key)
@@ -109,7 +109,7 @@ public struct PKCS12Bundle: Sendable {
     /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not PKCS#12, the MAC or password is
     ///   wrong, or the bundle lacks a certificate or key.
     public init(derBytes: [UInt8], password: String) throws(TLSError) {
-        guard let p12 = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_PKCS12(nil, cursor, length) }) else {
+        guard let p12 = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_PKCS12(nil, cursor, length) }, free: { PKCS12_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER PKCS#12 structure")
         }
         defer { PKCS12_free(p12) }

@@ -18,13 +18,10 @@ public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvert
     /// - Parameter subjectPublicKeyInfoDER: the DER bytes; trailing bytes are refused.
     /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not one SubjectPublicKeyInfo.
     public convenience init(subjectPublicKeyInfoDER: [UInt8]) throws(TLSError) {
-        guard let key = OpenSSLBytes.parseDER(subjectPublicKeyInfoDER, { cursor, length in d2i_PUBKEY(nil, cursor, length) }) else {
-            throw TLSError.drainingQueue(.decoding, "not a DER SubjectPublicKeyInfo")
+        guard let key = OpenSSLBytes.parseDER(subjectPublicKeyInfoDER, { cursor, length in d2i_PUBKEY(nil, cursor, length) }, free: { EVP_PKEY_free($0) }) else {
+            throw TLSError.drainingQueue(.decoding, "not exactly one DER SubjectPublicKeyInfo")
         }
         self.init(takingOwnershipOf: key)
-        guard self.subjectPublicKeyInfoDER.count == subjectPublicKeyInfoDER.count else {
-            throw TLSError(.decoding, "trailing bytes after the DER SubjectPublicKeyInfo")
-        }
     }
 
     /// Parses the first `PUBLIC KEY` block of PEM text.
