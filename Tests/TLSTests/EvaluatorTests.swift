@@ -98,7 +98,7 @@ import Testing
             guard trust.peerCertificates.contains(where: { pins.matches($0.publicKey) }) else { throw Refused() }
         }
         #expect(pump.handshake().client.isComplete)
-        let other = try PublicKeyPins(keys: [pki.intermediate.certificate.publicKey])
+        let other = PublicKeyPins(keys: [pki.intermediate.certificate.publicKey])
         let refused = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf)) { trust in
             guard trust.peerCertificates.prefix(1).contains(where: { other.matches($0.publicKey) }) else { throw Refused() }
         }

@@ -1,5 +1,9 @@
 import Foundation
+import Synchronization
 import TLS
+
+/// The PKI directory to delete when the test process exits (the shared PKI is never deinitialized).
+private let pkiDirectoryToRemove = Mutex<String?>(nil)
 
 /// A throw-away PKI minted with the `openssl` CLI at test time (nothing is committed, every
 /// certificate is valid for a day at most). Built once per test process and shared.
@@ -53,6 +57,10 @@ final class PKI: Sendable {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("lariat-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         directory = base
+        pkiDirectoryToRemove.withLock { $0 = base }
+        atexit {
+            if let path = pkiDirectoryToRemove.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
         let minter = Minter(directory: base)
 
         root = try minter.selfSigned("root", subject: "/CN=Lariat Test Root", isCA: true)
@@ -93,8 +101,6 @@ final class PKI: Sendable {
         clientPKCS12Path = try minter.pkcs12("client", chain: "clientCA", password: PKI.pkcs12Password)
         encryptedKeyPath = try minter.encryptedKey("client", password: PKI.keyPassword)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     /// Mints keys and certificates with the openssl CLI.
     struct Minter {
