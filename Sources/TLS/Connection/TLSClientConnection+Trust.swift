@@ -9,9 +9,11 @@ internal import COpenSSL
 //                                                         callback not have run)
 //   new session callback        ─► sessionIssued          store now if accepted, else hold until accepted
 //
-// OpenSSL invokes the status callback after processing the server's certificate (and, in TLS 1.2,
-// its CertificateStatus message), before the client sends anything further, for full handshakes of
-// both TLS 1.2 and 1.3 whenever status_request was sent, which we always do.
+// OpenSSL 3.0 invokes the status callback after processing the server's certificate (and, in
+// TLS 1.2, its CertificateStatus message), before the client sends anything further, for full
+// *and resumed* handshakes of TLS 1.2 and 1.3, whenever status_request was sent (always, here).
+// Tests pin this down: a rejection leaves the server with an alert, never a completed handshake
+// (EvaluatorTests.rejectionIsTypedAndHappensBeforeFinished, HandshakeTests.rejectedResumptionEvictsTheSession).
 extension TLSClientConnection {
     /// Records the presented chain and runs the default evaluation.
     ///
