@@ -71,7 +71,7 @@ let package = Package(
         // MARK: Alamofire-shaped client
         .target(
             name: "Client",
-            dependencies: [],
+            dependencies: ["Wire", "EventLoop", "TLS"],
             swiftSettings: strict
         ),
 
