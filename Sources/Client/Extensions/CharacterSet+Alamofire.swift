@@ -21,12 +21,17 @@ extension CharacterSet {
 /// scalars, so encoding does not consult the set again.
 struct PercentEncoder: Sendable {
     private let allowed: [Bool]
+    private let space: [UInt8]?
 
     /// Creates an encoder.
     ///
-    /// - Parameter allowedCharacters: Characters to leave unescaped; only its ASCII members count.
-    init(allowing allowedCharacters: CharacterSet) {
+    /// - Parameters:
+    ///   - allowedCharacters: Characters to leave unescaped; only its ASCII members count.
+    ///   - spaceReplacement:  What a space becomes, whatever `allowedCharacters` says (`"+"` for
+    ///     HTML forms). `nil` (the default) treats a space like any other character.
+    init(allowing allowedCharacters: CharacterSet, spaceReplacement: String? = nil) {
         allowed = (0..<128).map { allowedCharacters.contains(Unicode.Scalar(UInt8($0))) }
+        space = spaceReplacement.map { Array($0.utf8) }
     }
 
     /// Returns `string` with every byte outside the allowed ASCII set percent-encoded.
@@ -35,7 +40,9 @@ struct PercentEncoder: Sendable {
         var output: [UInt8] = []
         output.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
-            if byte < 128 && allowed[Int(byte)] {
+            if byte == UInt8(ascii: " "), let space {
+                output.append(contentsOf: space)
+            } else if byte < 128 && allowed[Int(byte)] {
                 output.append(byte)
             } else {
                 output.append(UInt8(ascii: "%"))
