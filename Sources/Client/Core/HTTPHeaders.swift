@@ -217,6 +217,14 @@ extension HTTPHeaders: Collection {
     public func index(after i: Int) -> Int { headers.index(after: i) }
 }
 
+extension HTTPHeaders: BidirectionalCollection, RandomAccessCollection {
+    /// The position before `i`.
+    ///
+    /// - Parameter i: A valid index after ``startIndex``.
+    /// - Returns: `i - 1`.
+    public func index(before i: Int) -> Int { headers.index(before: i) }
+}
+
 extension HTTPHeaders: CustomStringConvertible {
     /// One `Name: Value` line per field, in order.
     public var description: String {
