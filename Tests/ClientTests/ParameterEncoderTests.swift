@@ -155,6 +155,15 @@ struct ParameterEncodingTests {
         #expect(encoded.url?.query == expected)
     }
 
+    #if FullFoundation
+    @Test("URLEncoding: NSNumber booleans from JSONSerialization follow BoolEncoding, other numbers do not")
+    func nsNumberBools() throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(#"{"b":true,"n":1,"z":0}"#.utf8)) as! [String: Any]
+        let encoded = try URLEncoding(boolEncoding: .literal).encode(request(.get, "https://h/"), with: parsed)
+        #expect(encoded.url?.query == "b=true&n=1&z=0")
+    }
+    #endif
+
     @Test("URLEncoding: body destination sets Content-Type")
     func urlEncodingBody() throws {
         let encoded = try URLEncoding.httpBody.encode(request(.get, "https://h/"), with: ["k": "v"])
