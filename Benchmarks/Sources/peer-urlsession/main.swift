@@ -1,0 +1,84 @@
+// peer-urlsession: the benchmark contract (README.md) on Foundation's URLSession
+// (swift-corelibs-foundation's FoundationNetworking, which runs on libcurl).
+//
+// Each operation uses the async URLSession API as documented: `data(for:)`,
+// `download(for:)` followed by a move to the destination, and `upload(for:fromFile:)`.
+import BenchSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct URLSessionPeer: PeerClient {
+    let session: URLSession
+
+    init(options: BenchOptions) throws {
+        if options.url.hasPrefix("https://") {
+            // corelibs-foundation offers no API to trust a custom CA on Linux (server-trust
+            // challenges are not delivered); its libcurl uses OpenSSL's default verify paths,
+            // which OpenSSL lets SSL_CERT_FILE override. run.py exports SSL_CERT_FILE for us.
+            guard options.cacert == nil || Self.environment("SSL_CERT_FILE") == options.cacert else {
+                throw Unsupported("--cacert needs SSL_CERT_FILE set to the same file (no URLSession API for it)")
+            }
+            guard options.tlsResumption else {
+                throw Unsupported("--no-resume: URLSession cannot disable libcurl's TLS session cache")
+            }
+        }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = options.connections
+        // No cache: every request must reach the server, as with every other peer.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 300
+        session = URLSession(configuration: configuration)
+    }
+
+    private static func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name]
+    }
+
+    private func request(_ url: String) throws -> URLRequest {
+        guard let parsed = URL(string: url) else { throw ValidationFailure("bad URL \(url)") }
+        return URLRequest(url: parsed)
+    }
+
+    func get(_ url: String, closeConnection: Bool) async throws -> Fetched {
+        var request = try request(url)
+        if closeConnection { request.setValue("close", forHTTPHeaderField: "Connection") }
+        let (data, response) = try await session.data(for: request)
+        return Fetched(status: (response as? HTTPURLResponse)?.statusCode ?? 0, bodyBytes: data.count)
+    }
+
+    func getJSON(_ url: String) async throws -> BenchDocument {
+        let (data, response) = try await session.data(for: try request(url))
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw ValidationFailure("unexpected status \(status)") }
+        return try JSONDecoder().decode(BenchDocument.self, from: data)
+    }
+
+    func download(_ url: String, to path: String) async throws -> Fetched {
+        let (temporary, response) = try await session.download(for: try request(url))
+        let destination = URL(fileURLWithPath: path)
+        let files = FileManager.default
+        if files.fileExists(atPath: path) { try files.removeItem(at: destination) }
+        try files.moveItem(at: temporary, to: destination)
+        return Fetched(status: (response as? HTTPURLResponse)?.statusCode ?? 0, bodyBytes: fileSize(path) ?? 0)
+    }
+
+    func upload(file path: String, size: Int, to url: String) async throws -> Fetched {
+        var request = try request(url)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await session.upload(for: request, fromFile: URL(fileURLWithPath: path))
+        return Fetched(status: (response as? HTTPURLResponse)?.statusCode ?? 0, bodyBytes: data.count)
+    }
+
+    func shutdown() async throws {
+        session.finishTasksAndInvalidate()
+    }
+}
+
+// libcurl keeps a TLS session cache per multi handle and URLSession cannot turn it off.
+await peerMain(name: "urlsession") { options in
+    (try URLSessionPeer(options: options), "on")
+}
