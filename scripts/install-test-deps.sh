@@ -6,8 +6,8 @@
 #   scripts/install-test-deps.sh --no-venv  system packages only (what Benchmarks/run.sh needs)
 #
 # System packages (apt, `apt-get update` at most once, only if something is missing):
-#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev, hyperfine if the
-#   archive has it.
+#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev time(GNU), hyperfine
+#   if the archive has it.
 # Python: a venv at .build-venv/ (gitignored) with scripts/requirements-test.txt; the system
 #   Python is never modified. Set PYTHON to choose the interpreter (default python3).
 set -euo pipefail
@@ -31,6 +31,8 @@ for pair in "${required[@]}" "${optional[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
 done
 if ! [ -f /usr/include/openssl/ssl.h ]; then missing+=(libssl-dev); fi
+# GNU time (not the shell keyword): the benchmark runner reads peak RSS of curl and wrk from it.
+if ! [ -x /usr/bin/time ]; then missing+=(time); fi
 
 apt_updated=0
 apt_update_once() {

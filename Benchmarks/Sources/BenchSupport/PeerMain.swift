@@ -46,13 +46,12 @@ public func peerMain<Client: PeerClient>(
     do {
         try await made.client.shutdown()
     } catch {
-        fputs("\(name): shutdown: \(error)\n", stderr)
+        writeStandardError("\(name): shutdown: \(error)\n")
     }
     switch outcome {
     case .success(let result):
         print(result.jsonLine)
-        fflush(stdout)
-        exit(0)
+        exit(0)  // exit() flushes stdio, so the line is complete before the process ends
     case .failure(let error as Unsupported):
         fail(3, "\(name): unsupported: \(error)")
     case .failure(let error):
@@ -61,6 +60,18 @@ public func peerMain<Client: PeerClient>(
 }
 
 private func fail(_ status: Int32, _ message: String) -> Never {
-    fputs(message + "\n", stderr)
+    writeStandardError(message + "\n")
     exit(status)
+}
+
+/// Writes to file descriptor 2 directly (the `stderr` C global is not concurrency-safe).
+private func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+    }
 }
