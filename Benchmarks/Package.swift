@@ -50,6 +50,7 @@ let package = Package(
             dependencies: ["BenchSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"], swiftSettings: strict),
         // .executableTarget(
         //     name: "peer-lariat",
         //     dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat")],

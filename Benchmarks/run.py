@@ -36,6 +36,7 @@ REPO = HERE.parent
 BENCH_DIR = REPO / ".build-bench"
 NGINX_DIR = BENCH_DIR / "nginx"
 SERVER_CPU, CLIENT_CPU = 0, 1
+BUSY_LOAD = 2.5  # the benchmark itself (nginx + one client) accounts for up to ~2
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
@@ -182,6 +183,14 @@ def execute(invocation, case, timeout, pin) -> dict:
     return dict(record, status="ok", value=value, fields=fields, rss_kib=int(rss) if rss else None)
 
 
+def loadavg() -> float:
+    """1-minute load average; above BUSY_LOAD other work shares the two CPUs with the benchmark."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def tool_version(argv) -> str:
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=10)
@@ -218,6 +227,8 @@ def main() -> int:
     started_at = datetime.datetime.now(datetime.timezone.utc)
     deadline = time.monotonic() + args.max_minutes * 60
     completed_runs = 0
+    load_per_run = []
+    clock_started = time.monotonic()
     try:
         servers = nginx.start()
         upload_file = NGINX_DIR / "docroot" / "100m.bin"
@@ -231,7 +242,11 @@ def main() -> int:
                 log(f"--max-minutes reached after {run} runs; reporting what was measured")
                 break
             order = clients[run % len(clients):] + clients[:run % len(clients)]
-            log(f"run {run + 1}/{args.runs} (client order: {', '.join(order)})")
+            load = loadavg()
+            load_per_run.append(load)
+            log(f"run {run + 1}/{args.runs} (client order: {', '.join(order)}; load average {load:.2f})")
+            if load > BUSY_LOAD:
+                log(f"  the machine is busy (1-minute load {load:.2f} on {os.cpu_count()} CPUs): expect noise")
             for case in cases:
                 for client in order:
                     if client == "curl":
@@ -260,13 +275,15 @@ def main() -> int:
     print()
     print(f"Lariat macro-benchmarks: {completed_runs} interleaved run(s), "
           f"{'quick' if args.quick else 'full'} mode; server CPU {SERVER_CPU}, clients CPU {CLIENT_CPU}"
-          f"{'' if pin else ' (not pinned)'}")
+          f"{'' if pin else ' (not pinned)'}; {time.monotonic() - clock_started:.0f} s; "
+          f"load average per run: {', '.join(f'{x:.2f}' for x in load_per_run)}")
     print()
     report.print_tables(summary, clients, args.subject, notes)
     meta = {
         "started": started_at.isoformat(timespec="seconds"), "runs_completed": completed_runs,
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "pinned": pin, "cpus": os.cpu_count(), "kernel": platform.release(),
+        "elapsed_s": round(time.monotonic() - clock_started, 1), "loadavg_per_run": load_per_run,
         "tools": {"nginx": tool_version(["nginx", "-v"]), "curl": tool_version(["curl", "--version"]),
                   "wrk": tool_version(["wrk", "--version"]), "swift": tool_version(["swift", "--version"])},
     }
