@@ -38,7 +38,7 @@ private enum Endpoint {
 private struct Echo: Decodable, Sendable {
     var args: [String: String]?
     var headers: [String: String]
-    var url: String
+    var url: String?
     var form: [String: String]?
     var json: Payload?
 }
