@@ -14,14 +14,20 @@ import EventLoop
 import LariatTestSupport
 @testable import Client
 
-/// Requests per scenario.
+/// Requests per scenario (the 10,000: both scenarios together take about 10 s in debug).
 private let requestCount = 10_000
 
-/// Polls the open descriptor count for up to 2 s until it is back to `baseline`; returns the last count.
+/// Room in the process-wide count for descriptors of tests in OTHER test targets, which a plain
+/// `swift test` runs in parallel with this suite. A per-request leak shows up as thousands; the
+/// exact per-port audit in the keep-alive test has no slack at all.
+private let parallelSlack = 8
+
+/// Polls the open descriptor count for up to 2 s until it is back to `baseline` or below;
+/// returns the last count.
 private func settledDescriptorCount(baseline: Int) async -> Int {
     let deadline = ContinuousClock.now + .seconds(2)
     var count = openFileDescriptorCount()
-    while count != baseline, ContinuousClock.now < deadline {
+    while count > baseline, ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(20))
         count = openFileDescriptorCount()
     }
@@ -54,14 +60,18 @@ extension ClientIntegrationTests {
                     if response.value != "ok" { failures += 1 }
                     if response.metrics?.transactionMetrics.first?.isReusedConnection == true { reused += 1 }
                 }
-                #expect(openFileDescriptorCount() > baseline, "the idle keep-alive connection is still open")
+                // listener + accepted socket (server) + the client's idle keep-alive connection
+                #expect(openSocketDescriptors(touchingPort: server.port).count == 3)
             }
             #expect(failures == 0)
             #expect(reused == requestCount - 1)
             #expect(server.connectionCount == 1)
-            #expect(await settledDescriptorCount(baseline: baseline) == baseline)
+            let settled = await settledDescriptorCount(baseline: baseline)
+            #expect(settled <= baseline + parallelSlack, "baseline \(baseline), after \(settled)")
             #expect(server.waitForConnections(1, finished: true, timeout: .seconds(2)), "the client closed its connection")
             #expect(server.failures.isEmpty)
+            server.stop()
+            #expect(openSocketDescriptors(touchingPort: server.port).isEmpty)
         }
 
         @Test("sequential refused requests leave no descriptor behind")
@@ -78,7 +88,8 @@ extension ClientIntegrationTests {
                 }
             }
             #expect(wrongErrors == 0)
-            #expect(await settledDescriptorCount(baseline: baseline) == baseline)
+            let settled = await settledDescriptorCount(baseline: baseline)
+            #expect(settled <= baseline + parallelSlack, "baseline \(baseline), after \(settled)")
         }
     }
 }
