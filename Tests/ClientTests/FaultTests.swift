@@ -226,6 +226,20 @@ extension ClientIntegrationTests {
             #expect(error.isExplicitlyCancelledError)
         }
 
+        @Test("a Session released with an idle keep-alive connection closes it (regression: unowned pool)")
+        func sessionReleasedWithIdleConnection() async throws {
+            let rounds = 20
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse(), .waitForClientClose], forEveryConnection: true)
+            defer { server.stop() }
+            for _ in 0..<rounds {
+                let session = Session()
+                let value = try await session.request(url(server)).serializingString().value
+                #expect(value == "ok")
+            }
+            #expect(server.waitForConnections(rounds, finished: true, timeout: .seconds(3)), "every idle connection was closed")
+            #expect(server.failures.isEmpty)
+        }
+
         @Test("completion handler receives the response on the given queue")
         func completionHandler() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("{\"a\":1}", extra: "Content-Type: application/json\r\n")])
