@@ -78,6 +78,8 @@ extension ClientIntegrationTests {
                   [ScriptedServer.Step.expectRequest, .sleep(.seconds(4)), .close],
                   // half a head, then silence
                   [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Le"), .sleep(.seconds(4)), .close],
+                  // head and part of the body, then silence
+                  [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123"), .sleep(.seconds(4)), .close],
               ])
         func stall(script: [ScriptedServer.Step]) async throws {
             let server = try ScriptedServer(script: script)
@@ -89,6 +91,38 @@ extension ClientIntegrationTests {
             #expect(transportError(error)?.kind == .timedOut)
             #expect(milliseconds(since: start) < 2_000)
             #expect(server.requests.count == 1)
+        }
+
+        @Test("connect that never completes (full accept queue) -> timedOut")
+        func connectTimeout() async throws {
+            let listener = try FullBacklogListener()
+            defer { listener.close() }
+            let start = ContinuousClock.now
+            let response = await get("http://127.0.0.1:\(listener.port)/", timeout: 0.4)
+            let error = sessionTaskURLError(response.result)
+            #expect(error?.code == .timedOut)
+            #expect(transportError(error)?.kind == .timedOut)
+            #expect(milliseconds(since: start) < 2_000)
+        }
+
+        @Test("close in the middle of a chunked body -> networkConnectionLost, Wire truncated-body underneath")
+        func closeMidChunkedBody() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel"), .close,
+            ])
+            defer { server.stop() }
+            let response = await get(url(server))
+            let error = sessionTaskURLError(response.result)
+            #expect(error?.code == .networkConnectionLost)
+            #expect((transportError(error)?.underlying as? WireError)?.rule == .truncatedBody)
+        }
+
+        @Test("body delimited by the server's close is complete")
+        func closeDelimitedBody() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\n\r\nuntil close"), .close])
+            defer { server.stop() }
+            let response = await get(url(server))
+            #expect(response.value.map { String(decoding: $0, as: UTF8.self) } == "until close")
         }
 
         @Test("close in the middle of the body -> networkConnectionLost, Wire truncated-body underneath")
