@@ -16,7 +16,7 @@ private let httpbinBase: String? = ProcessInfo.processInfo.environment["LARIAT_H
 
 /// httpbin endpoints the suite uses (a typed table instead of string paths in every test).
 private enum Endpoint {
-    case get, post, headers, status(Int), redirect(Int), bytes(Int), stream(Int), delay(Int)
+    case get, post, headers, status(Int), redirect(Int), bytes(Int), stream(Int), delay(Int), streamBytes(Int, chunk: Int)
 
     var path: String {
         switch self {
@@ -28,6 +28,7 @@ private enum Endpoint {
         case .bytes(let count): return "/bytes/\(count)"
         case .stream(let lines): return "/stream/\(lines)"
         case .delay(let seconds): return "/delay/\(seconds)"
+        case .streamBytes(let count, let chunk): return "/stream-bytes/\(count)?chunk_size=\(chunk)&seed=7"
         }
     }
 
@@ -41,6 +42,7 @@ private struct Echo: Decodable, Sendable {
     var url: String?
     var form: [String: String]?
     var json: Payload?
+    var data: String?
 }
 
 /// A JSON body sent and echoed back.
@@ -111,6 +113,23 @@ extension ClientIntegrationTests {
         func bytes() async throws {
             let data = try await session.request(Endpoint.bytes(100_000).url).serializingData().value
             #expect(data.count == 100_000)
+        }
+
+        @Test("/stream-bytes (chunked, httpbin caps it at 100 KiB) delivers every byte")
+        func chunkedBytes() async throws {
+            let response = await session.request(Endpoint.streamBytes(100_000, chunk: 1_000).url).serializingData().response
+            #expect(response.response?.headers["Transfer-Encoding"]?.lowercased() == "chunked")
+            #expect(response.value?.count == 100_000)
+        }
+
+        @Test("POST of a 2 MB body (larger than the socket buffer) is echoed whole")
+        func largeUpload() async throws {
+            let body = String(repeating: "lariat-", count: 300_000)
+            var request = try URLRequest(url: Endpoint.post.url, method: .post, headers: [.contentType("text/plain")])
+            request.httpBody = Data(body.utf8)
+            let echo = try await session.request(request).serializingDecodable(Echo.self).value
+            #expect(echo.data?.count == body.utf8.count)
+            #expect(echo.data == body)
         }
 
         @Test("/stream/5 delivers five JSON lines")
