@@ -274,6 +274,29 @@ extension ClientIntegrationTests {
             #expect(server.failures.isEmpty)
         }
 
+        @Test("20 concurrent requests share at most 6 connections (the per-host limit) and all succeed")
+        func perHostLimit() async throws {
+            let serve: [ScriptedServer.Step] = [.expectRequest, .sleep(.milliseconds(30)), cannedResponse()]
+            // Each connection serves up to 20 requests; ones the client closes early end in a
+            // recorded expectRequest failure, which this test does not look at.
+            let server = try ScriptedServer(script: Array(repeating: serve, count: 20).flatMap { $0 }, forEveryConnection: true)
+            defer { server.stop() }
+            let values = await withTaskGroup(of: String?.self) { group in
+                for index in 0..<20 {
+                    group.addTask { [session] in
+                        await session.request("http://127.0.0.1:\(server.port)/\(index)").serializingString().response.value
+                    }
+                }
+                var values: [String?] = []
+                for await value in group { values.append(value) }
+                return values
+            }
+            #expect(values.count == 20)
+            #expect(values.allSatisfy { $0 == "ok" })
+            #expect(server.connectionCount <= 6)
+            #expect(server.requests.count == 20)
+        }
+
         @Test("completion handler receives the response on the given queue")
         func completionHandler() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("{\"a\":1}", extra: "Content-Type: application/json\r\n")])
