@@ -29,7 +29,9 @@ final class HTTP1Connection: SocketHandler {
     let loop: EventLoop
     private let socket: Socket
     private let tls: TLSClientConnection?
-    private unowned let pool: ConnectionPool
+    /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
+    /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
+    private weak var pool: ConnectionPool?
     private let idleTimeout: Duration
     private var state: State
 
@@ -80,13 +82,13 @@ final class HTTP1Connection: SocketHandler {
     func start(_ exchange: Exchange, reused: Bool) {
         guard case .idle = state else {
             // Closed after the pool handed us out: nothing was sent, so this is no retry.
-            pool.execute(exchange)
+            resubmit(exchange)
             return
         }
         if reused && socket.probeIdle() != .idle {
             // Detected before reuse: the server closed it (or sent stray bytes) while idle.
             close()
-            pool.execute(exchange)
+            resubmit(exchange)
             return
         }
         cancelTimer()
@@ -451,7 +453,7 @@ final class HTTP1Connection: SocketHandler {
 
     private func returnToPoolOrClose(keepAlive: Bool) {
         state = .idle
-        guard keepAlive, socket.isOpen else { return close() }
+        guard keepAlive, socket.isOpen, let pool else { return close() }
         armTimer(idleTimeout)
         pool.release(self)
     }
@@ -466,7 +468,7 @@ final class HTTP1Connection: SocketHandler {
         if retry {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
-            pool.execute(exchange)
+            resubmit(exchange)
         } else {
             var partial = summary
             partial?.timings.responseEnd = Date()
@@ -513,7 +515,15 @@ final class HTTP1Connection: SocketHandler {
         }
         socket.handler = nil
         socket.close()
-        pool.connectionClosed(self)
+        pool?.connectionClosed(self)
+    }
+
+    /// Hands `exchange` back to the pool for another connection; fails it if the pool is gone.
+    private func resubmit(_ exchange: Exchange) {
+        guard let pool else {
+            return exchange.complete(.failure(TransportError(.connectionLost, "the session was invalidated"), nil))
+        }
+        pool.execute(exchange)
     }
 
     // MARK: Timers
