@@ -145,7 +145,12 @@ def run_measured(argv, extra_env, timeout, pin):
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            _, status, _ = os.wait4(process.pid, 0)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): the client runs in its own session, so end it here.
+            kill()
+            os.waitpid(process.pid, 0)
+            raise
         finally:
             timer.cancel()
         wall = time.monotonic() - started
