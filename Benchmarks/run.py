@@ -56,6 +56,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--max-minutes", type=float, default=60,
                         help="stop starting new runs after this long (results so far are kept)")
     parser.add_argument("--out", type=Path, help="results file (default .build-bench/results/<time>.json)")
+    parser.add_argument("--fetch", type=Path, default=REPO / ".build" / "release" / "fetch",
+                        help="Lariat's fetch binary for cold-start (default .build/release/fetch; "
+                             "build it with `swift build -c release --product fetch`)")
     args = parser.parse_args()
     args.runs = args.runs or (3 if args.quick else 7)
     if args.runs < 1:
@@ -145,7 +148,12 @@ def run_measured(argv, extra_env, timeout, pin):
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            _, status, _ = os.wait4(process.pid, 0)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): the client runs in its own session, so end it here.
+            kill()
+            os.waitpid(process.pid, 0)
+            raise
         finally:
             timer.cancel()
         wall = time.monotonic() - started
@@ -163,9 +171,22 @@ def run_measured(argv, extra_env, timeout, pin):
 
 
 def execute(invocation, case, timeout, pin) -> dict:
+    if invocation.precheck is not None:
+        problem = invocation.precheck()
+        if problem:
+            return {"status": "failed", "error": f"precheck: {problem}"}
     code, stdout, stderr, wall, maxrss, timed_out = run_measured(invocation.argv, invocation.env, timeout, pin)
-    for path in invocation.cleanup:
-        path.unlink(missing_ok=True)
+    if not invocation.measure_rss:
+        maxrss = None
+    try:
+        return judge(invocation, case, timeout, code, stdout, stderr, wall, maxrss, timed_out)
+    finally:
+        for path in invocation.cleanup:
+            path.unlink(missing_ok=True)
+
+
+def judge(invocation, case, timeout, code, stdout, stderr, wall, maxrss, timed_out) -> dict:
+    """Turns a finished process into a record: ok with its numbers, n/a, failed or timeout."""
     record = {"wall_s": round(wall, 4), "os_maxrss_kib": maxrss}
     if timed_out:
         return dict(record, status="timeout", error=f"killed after {timeout:g} s")
@@ -249,7 +270,9 @@ def main() -> int:
                 log(f"  the machine is busy (1-minute load {load:.2f} on {os.cpu_count()} CPUs): expect noise")
             for case in cases:
                 for client in order:
-                    if client == "curl":
+                    if case.workload == "cold-start":
+                        invocation = client_defs.cold_start(client, case, ctx, args.fetch, peer_binary(client))
+                    elif client == "curl":
                         invocation = client_defs.curl(case, ctx)
                     elif client == "wrk":
                         invocation = client_defs.wrk(case, ctx, script)

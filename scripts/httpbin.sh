@@ -46,8 +46,7 @@ start() {
         httpbin:app >"$state/httpbin.log" 2>&1 </dev/null &
     local pid=$!
     echo "$pid" >"$pidfile"
-    local i
-    for i in $(seq 1 150); do
+    for _ in $(seq 1 150); do
         if curl -s -o /dev/null -f "http://127.0.0.1:$port/get"; then
             echo "$port" >"$portfile"
             echo "LARIAT_HTTPBIN=http://127.0.0.1:$port"
@@ -75,8 +74,7 @@ stop() {
     fi
     # SIGTERM to the master: gunicorn stops its workers and exits.
     kill -TERM "$pid"
-    local i
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         if ! kill -0 "$pid" 2>/dev/null; then
             rm -f "$pidfile" "$portfile"
             echo "stopped httpbin $pid"
@@ -85,9 +83,9 @@ stop() {
         sleep 0.1
     done
     echo "gunicorn $pid did not exit after SIGTERM; sending SIGKILL to it and its workers" >&2
-    local workers
-    workers=$(ps -o pid= --ppid "$pid" || true)
-    kill -KILL "$pid" $workers 2>/dev/null || true
+    local -a workers=()
+    mapfile -t workers < <(ps -o pid= --ppid "$pid" | tr -d " ")
+    kill -KILL "$pid" "${workers[@]}" 2>/dev/null || true
     rm -f "$pidfile" "$portfile"
 }
 

@@ -59,10 +59,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     done
     if [ ${#to_install[@]} -gt 0 ]; then
         echo "installing: ${to_install[*]}"
+        # Debian's nginx package would start a system-wide nginx listening on all interfaces
+        # (port 80). A policy-rc.d that answers 101 ("action forbidden") keeps package scripts
+        # from starting any service; it is removed again unless one was already there.
+        policy=/usr/sbin/policy-rc.d
+        own_policy=0
+        if ! [ -e $policy ]; then
+            printf '#!/bin/sh\nexit 101\n' >$policy
+            chmod 755 $policy
+            own_policy=1
+            trap '[ $own_policy = 1 ] && rm -f $policy' EXIT
+        fi
         apt-get install -y -qq --no-install-recommends "${to_install[@]}" >/dev/null
+        if [ $own_policy = 1 ]; then rm -f $policy; own_policy=0; fi
     fi
-    # Debian's nginx package starts a system-wide nginx through init scripts on install where it
-    # can; stop only that one (its PID file), never other nginx processes.
+    # If a system nginx got started anyway, stop only that one (its PID file), nothing else.
     if [ -s /run/nginx.pid ] && command -v nginx >/dev/null; then
         kill -TERM "$(cat /run/nginx.pid)" 2>/dev/null || true
     fi

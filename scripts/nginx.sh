@@ -92,8 +92,18 @@ make_docroot() {
     cp "$here/fixtures/bench.json" "$root/doc.json"
 }
 
+# The discard upstream's unix socket; sun_path holds 108 bytes, so a deep DIR falls back to /tmp.
+discard_socket() {
+    local socket=$dir/discard.sock
+    if [ ${#socket} -ge 100 ]; then
+        socket=/tmp/lariat-nginx-$(printf '%s' "$dir" | md5sum | cut -c1-12).sock
+    fi
+    echo "$socket"
+}
+
 write_config() {
-    local http=$1 https=$2 v6=$3 user_line="" log_line="access_log off;"
+    local http=$1 https=$2 v6=$3 user_line="" log_line="access_log off;" socket
+    socket=$(discard_socket)
     # nginx started by root switches workers to "nobody", who may not traverse DIR; workers of
     # this loopback-only test server run as the invoking user instead.
     if [ "$(id -u)" = 0 ]; then user_line="user root root;"; fi
@@ -142,7 +152,7 @@ http {
 
     # The discard upstream behind /upload: answers 204 to a request that carries no body.
     server {
-        listen unix:$dir/discard.sock;
+        listen unix:$socket;
         location / { return 204; }
     }
 
@@ -177,7 +187,7 @@ http {
             proxy_set_header Content-Type "";
             proxy_http_version 1.1;
             proxy_set_header Connection "";
-            proxy_pass http://unix:$dir/discard.sock:/;
+            proxy_pass http://unix:$socket:/;
         }
     }
 }
@@ -185,8 +195,8 @@ CONF
 }
 
 wait_until_up() {
-    local port=$1 i
-    for i in $(seq 1 100); do
+    local port=$1
+    for _ in $(seq 1 100); do
         if curl -s -o /dev/null "http://127.0.0.1:$port/0.bin"; then return 0; fi
         sleep 0.1
     done
@@ -209,7 +219,7 @@ start() {
         exit 1
     fi
     mkdir -p "$dir/logs" "$dir/tmp"
-    rm -f "$dir/discard.sock"
+    rm -f "$(discard_socket)"
     mint_tls
     make_docroot
     local http=${NGINX_HTTP_PORT:-$(free_port)} https=${NGINX_HTTPS_PORT:-$(free_port)} v6=0
@@ -238,16 +248,15 @@ stop() {
         return 0
     fi
     kill -TERM "$pid"
-    local i
-    for i in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || { rm -f "$dir/nginx.pid" "$dir/discard.sock"; echo "stopped nginx $pid"; return 0; }
+    for _ in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || { rm -f "$dir/nginx.pid" "$(discard_socket)"; echo "stopped nginx $pid"; return 0; }
         sleep 0.1
     done
     echo "nginx $pid did not exit after SIGTERM; sending SIGKILL to it and its workers" >&2
-    local workers
-    workers=$(ps -o pid= --ppid "$pid" || true)
-    kill -KILL "$pid" $workers 2>/dev/null || true
-    rm -f "$dir/nginx.pid" "$dir/discard.sock"
+    local -a workers=()
+    mapfile -t workers < <(ps -o pid= --ppid "$pid" | tr -d " ")
+    kill -KILL "$pid" "${workers[@]}" 2>/dev/null || true
+    rm -f "$dir/nginx.pid" "$(discard_socket)"
 }
 
 case $action in

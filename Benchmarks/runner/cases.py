@@ -14,7 +14,7 @@ class Case:
     workload    the peer contract's `--workload`
     scheme      "http" or "https" (selects the nginx port and passes --cacert)
     path        file or endpoint on the benchmark nginx
-    metric      "rps" (higher is better) or "mbps" (higher is better)
+    metric      "rps", "mbps" or "sps" (process runs per second, 1 / mean wall time); all higher-is-better
     requests    timed requests for a full run / for --quick
     concurrency in-flight requests (concurrent workload)
     no_resume   pass --no-resume (full TLS handshake on every connection)
@@ -55,6 +55,9 @@ CASES = [
     Case("https-new-conn-noresume", "https-new-conn", "https", "/1k.bin", "rps", 500, 100,
          no_resume=True, wrk=False,
          note="full handshake every time (--no-resume; curl --no-sessionid); wrk cannot turn resumption off"),
+    Case("cold-start", "cold-start", "http", "/1k.bin", "sps", 30, 15, wrk=False,
+         note="hyperfine: a whole process fetching 1 KiB; lariat = the root package's `fetch URL`, "
+              "curl = `curl -s URL`, Swift peers = one seq request without warm-up"),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
@@ -77,6 +80,7 @@ TARGETS = {
     "download-file-100m": Target({"wrk": 0.9}, max_rss_kib=32 * 1024 - 1),
     "https-seq-1k": Target({"ahc": 2.0, "curl": 1.0}),
     "https-concurrent-64": Target({"ahc": 2.0}),
+    "cold-start": Target({"curl": 1.0}),
 }
 
 # The Swift peers built from this package, and the reference tools called directly.

@@ -7,8 +7,10 @@ peak_rss_kib). Peak RSS of every process is also taken from wait4()'s ru_maxrss 
 
 import json
 import os
+import shlex
 import shutil
 import statistics
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
@@ -54,6 +56,10 @@ class Invocation:
     parse: Callable[[str, float], Dict[str, float]]   # (stdout, wall seconds) -> fields
     env: Dict[str, str] = field(default_factory=dict)
     cleanup: List[Path] = field(default_factory=list)
+    # Runs before the measurement; returns an error message when the command cannot be trusted.
+    precheck: Optional[Callable[[], Optional[str]]] = None
+    # False when the process's peak RSS says nothing about the client (hyperfine).
+    measure_rss: bool = True
 
 
 def primary(case: Case, fields: Dict[str, float]) -> float:
@@ -242,3 +248,57 @@ def percentile(sorted_values: List[float], p: float) -> float:
 
 def median(values: List[float]) -> float:
     return statistics.median(values)
+
+
+# MARK: cold start (hyperfine)
+
+def cold_start(client: str, case: Case, ctx: Context, fetch: Optional[Path], peer_binary: Path) -> Optional[Invocation]:
+    """hyperfine times whole processes: start, one GET of 1 KiB, exit.
+
+    The command is run once first and must really fetch the body, so a placeholder binary that
+    exits 0 cannot pass as fast."""
+    url = ctx.url(case)
+    if client == "curl":
+        command = ["curl", "-s", url]
+        expect = "body"
+    elif client == "lariat":
+        if fetch is None or not fetch.exists():
+            return None
+        command = [str(fetch), url]
+        expect = "body"
+    elif client in ("ahc", "urlsession"):
+        command = [str(peer_binary), "--workload", "seq", "--url", url, "--requests", "1", "--warmup", "0"]
+        expect = "json"
+    else:
+        return None
+    if shutil.which("hyperfine") is None:
+        return None
+    runs = ctx.requests(case)
+    export = ctx.scratch(f"hyperfine-{client}.json")
+    argv = ["hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", str(runs),
+            "--export-json", str(export), " ".join(shlex.quote(part) for part in command)]
+
+    def precheck() -> Optional[str]:
+        try:
+            result = subprocess.run(command, capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"cannot run {command[0]}: {error}"
+        if result.returncode != 0:
+            return f"{command[0]} exited {result.returncode}: {result.stderr.decode(errors='replace')[-200:]}"
+        if expect == "body" and len(result.stdout) != 1024:
+            return f"{command[0]} printed {len(result.stdout)} bytes, not the 1 KiB body"
+        if expect == "json" and b'"requests":1' not in result.stdout:
+            return f"{command[0]} did not report one request"
+        return None
+
+    def parse(stdout: str, wall: float) -> Dict[str, float]:
+        try:
+            result = json.loads(export.read_text())["results"][0]
+        except (OSError, ValueError, KeyError, IndexError) as error:
+            raise ParseError(f"hyperfine export unreadable: {error}") from None
+        mean = result["mean"]
+        times = sorted(result.get("times") or [mean])
+        return {"sps": 1 / mean, "mean_ms": mean * 1e3, "p50_us": percentile(times, 50) * 1e6,
+                "p99_us": percentile(times, 99) * 1e6, "requests": runs}
+
+    return Invocation(argv, parse, {}, [export], precheck=precheck, measure_rss=False)

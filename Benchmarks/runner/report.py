@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 
 from .cases import CASES_BY_NAME, TARGETS
 
-UNITS = {"rps": "req/s", "mbps": "MB/s"}
+UNITS = {"rps": "req/s", "mbps": "MB/s", "sps": "runs/s"}
 
 
 def summarize(runs: Dict[str, Dict[str, List[dict]]], subject: str) -> dict:
