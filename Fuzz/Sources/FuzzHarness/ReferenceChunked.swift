@@ -1,7 +1,7 @@
 // A slow reading of a chunked body (RFC 9112 §7.1) with the parser's documented choices: BWS
-// after the size, extension text of any field-value bytes, strict CRLF. Used on the exact bytes
-// the parser consumed between a head and its end event: they must form one complete chunked body
-// whose framing respects every chunk limit, with the same data and trailers.
+// after the size, extension text of any field-value bytes, strict CRLF, every chunk limit. The
+// bytes the parser consumed between a head and its end must be exactly one such body, with the
+// same data and trailers; and a body this reading accepts must not be rejected by the parser.
 
 import Wire
 
@@ -9,8 +9,11 @@ import Wire
 struct ReferenceChunkedBody {
     var data: [UInt8] = []
     var trailers: [CopiedField] = []
+    /// The bytes of framing, data and trailer section, through the trailer section's empty line.
+    var length = 0
 
-    /// Reads `bytes`, which must be exactly one chunked body, last chunk and trailer section included.
+    /// Reads the chunked body at the start of `bytes`; what follows it is left alone.
+    /// - Throws: a description when the bytes are not one complete chunked body within `limits`.
     init(_ bytes: ArraySlice<UInt8>, limits: ParserLimits) throws(Disagreement) {
         var i = bytes.startIndex
         while true {
@@ -18,47 +21,48 @@ struct ReferenceChunkedBody {
             var size = 0
             var digits = 0
             while i < bytes.endIndex, let digit = Self.hexValue(bytes[i]) {
-                guard size <= (Int.max - digit) / 16 else { throw Disagreement("accepted a chunk size over 63 bits") }
+                guard size <= (Int.max - digit) / 16 else { throw Disagreement("a chunk size over 63 bits") }
                 size = size * 16 + digit
                 digits += 1
                 i += 1
             }
-            guard digits > 0 else { throw Disagreement("accepted a chunk without a size at \(i)") }
+            guard digits > 0 else { throw Disagreement("a chunk without a size at \(i)") }
             guard digits <= limits.maxChunkSizeDigits else {
-                throw Disagreement("accepted a \(digits)-digit chunk size, limit \(limits.maxChunkSizeDigits)")
+                throw Disagreement("a \(digits)-digit chunk size, limit \(limits.maxChunkSizeDigits)")
             }
             // BWS, then optional extensions up to the CR.
             while i < bytes.endIndex && (bytes[i] == 0x20 || bytes[i] == 0x09) { i += 1 }
             if i < bytes.endIndex && bytes[i] == 0x3B {
                 let start = i + 1
                 guard let cr = bytes[start...].firstIndex(where: { !ReferenceSection.isValueByte($0) }) else {
-                    throw Disagreement("chunk extension runs to the end")
+                    throw Disagreement("chunk extensions run to the end")
                 }
                 guard cr - start <= limits.maxChunkExtensionLength else {
-                    throw Disagreement("accepted \(cr - start) bytes of chunk extensions, limit \(limits.maxChunkExtensionLength)")
+                    throw Disagreement("\(cr - start) bytes of chunk extensions, limit \(limits.maxChunkExtensionLength)")
                 }
                 i = cr
             }
-            try expectCRLF(bytes, &i, "after the chunk size")
+            try Self.expectCRLF(bytes, &i, "after the chunk size")
             if size == 0 { break }
-            guard bytes.endIndex - i >= size else { throw Disagreement("chunk data runs past the consumed bytes") }
+            guard bytes.endIndex - i >= size else { throw Disagreement("chunk data runs past the end") }
             data += bytes[i..<(i + size)]
             i += size
-            try expectCRLF(bytes, &i, "after chunk data")
+            try Self.expectCRLF(bytes, &i, "after chunk data")
         }
-        let section = bytes[i...]
-        guard section.count <= limits.maxTrailerSectionSize else {
-            throw Disagreement("accepted a \(section.count)-byte trailer section, limit \(limits.maxTrailerSectionSize)")
+        guard let end = ReferenceSection.end(of: bytes[i...], isHeader: false) else { throw Disagreement("no end of the trailer section") }
+        guard end - i <= limits.maxTrailerSectionSize else {
+            throw Disagreement("a \(end - i)-byte trailer section, limit \(limits.maxTrailerSectionSize)")
         }
-        trailers = try ReferenceSection(section, isHeader: false).fields
+        trailers = try ReferenceSection(bytes[i..<end], isHeader: false).fields
         guard trailers.count <= limits.maxFieldCount else {
-            throw Disagreement("accepted \(trailers.count) trailer fields, limit \(limits.maxFieldCount)")
+            throw Disagreement("\(trailers.count) trailer fields, limit \(limits.maxFieldCount)")
         }
+        length = end - bytes.startIndex
     }
 
-    private func expectCRLF(_ bytes: ArraySlice<UInt8>, _ i: inout Int, _ place: String) throws(Disagreement) {
+    private static func expectCRLF(_ bytes: ArraySlice<UInt8>, _ i: inout Int, _ place: String) throws(Disagreement) {
         guard bytes.endIndex - i >= 2, bytes[i] == 0x0D, bytes[i + 1] == 0x0A else {
-            throw Disagreement("accepted something other than CRLF \(place) at \(i)")
+            throw Disagreement("something other than CRLF \(place) at \(i)")
         }
         i += 2
     }

@@ -1,4 +1,4 @@
-// The reference's framing decision for a head the parser accepted (RFC 9112 §6.1, §6.3, §9.3,
+// The reference's framing decision for a head (RFC 9112 §6.1, §6.3, §9.3,
 // with the parser's documented strictness): written as the RFC's numbered list, over the fields'
 // values as the user sees them (obs-fold already read as spaces). A head the parser accepts must
 // be one this reading accepts, with the same framing and the same keep-alive verdict.
@@ -17,30 +17,30 @@ extension ReferenceSection {
         for field in fields {
             switch Self.lowercased(field.name) {
             case "content-length":
-                guard !field.isFolded else { throw Disagreement("accepted a folded Content-Length") }
+                guard !field.isFolded else { throw Disagreement("a folded Content-Length") }
                 for element in Self.elements(field.value) {
                     guard (1...18).contains(element.count), element.allSatisfy(Self.isDigit) else {
-                        throw Disagreement("accepted Content-Length element \(text(Array(element)))")
+                        throw Disagreement("Content-Length element \(text(Array(element)))")
                     }
                     let value = element.reduce(0) { $0 * 10 + Int($1 - 0x30) }
                     // §6.3 point 5: differing lengths are unrecoverable.
-                    if let contentLength, contentLength != value { throw Disagreement("accepted Content-Length \(contentLength) and \(value)") }
+                    if let contentLength, contentLength != value { throw Disagreement("Content-Length \(contentLength) and \(value)") }
                     contentLength = value
                 }
             case "transfer-encoding":
-                guard !field.isFolded else { throw Disagreement("accepted a folded Transfer-Encoding") }
+                guard !field.isFolded else { throw Disagreement("a folded Transfer-Encoding") }
                 sawTransferEncoding = true
                 let codings = Self.elements(field.value).filter { !$0.isEmpty }
-                guard !codings.isEmpty else { throw Disagreement("accepted an empty Transfer-Encoding") }
+                guard !codings.isEmpty else { throw Disagreement("an empty Transfer-Encoding") }
                 for coding in codings {
                     let name = coding.prefix(while: Self.isTokenByte)
-                    guard !name.isEmpty else { throw Disagreement("accepted transfer coding \(text(Array(coding)))") }
+                    guard !name.isEmpty else { throw Disagreement("transfer coding \(text(Array(coding)))") }
                     // §6.1: chunked is applied once, last, and takes no parameters here.
                     if let previous = transferCodings.last, Self.lowercased(previous) == "chunked" {
-                        throw Disagreement("accepted a coding after chunked")
+                        throw Disagreement("a coding after chunked")
                     }
                     if Self.lowercased(Array(name)) == "chunked" && name.count != coding.count {
-                        throw Disagreement("accepted chunked with parameters")
+                        throw Disagreement("chunked with parameters")
                     }
                     transferCodings.append(Array(name))
                 }
@@ -54,9 +54,9 @@ extension ReferenceSection {
             }
         }
         // §6.3 point 3: both framings is the request-smuggling vector; rejected outright.
-        if sawTransferEncoding && contentLength != nil { throw Disagreement("accepted both Content-Length and Transfer-Encoding") }
+        if sawTransferEncoding && contentLength != nil { throw Disagreement("both Content-Length and Transfer-Encoding") }
         // §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
-        if sawTransferEncoding && version.minor == 0 { throw Disagreement("accepted Transfer-Encoding in HTTP/1.0") }
+        if sawTransferEncoding && version.minor == 0 { throw Disagreement("Transfer-Encoding in HTTP/1.0") }
 
         // §6.3 points 1-7, in order.
         let body: BodyFraming

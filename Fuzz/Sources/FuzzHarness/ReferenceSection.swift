@@ -5,7 +5,7 @@
 
 import Wire
 
-/// Why the reference rejected bytes the parser accepted.
+/// Why the reference rejects bytes, or how its reading differs from the parser's.
 struct Disagreement: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
@@ -69,6 +69,19 @@ struct ReferenceSection {
             }
             fields[index].value = value
         }
+    }
+
+    /// The end of the section that starts `bytes` (just past its empty line), or `nil` if the
+    /// empty line is missing. Lines hold no CR or LF, so the first CRLF CRLF ends a header section;
+    /// a trailer section may also be the empty line alone.
+    static func end(of bytes: ArraySlice<UInt8>, isHeader: Bool) -> Int? {
+        if !isHeader && bytes.starts(with: [0x0D, 0x0A]) { return bytes.startIndex + 2 }
+        var i = bytes.startIndex
+        while i + 4 <= bytes.endIndex {
+            if bytes[i] == 0x0D && bytes[i + 1] == 0x0A && bytes[i + 2] == 0x0D && bytes[i + 3] == 0x0A { return i + 4 }
+            i += 1
+        }
+        return nil
     }
 
     /// `HTTP/1.D SP DDD [SP reason]`, status 100-999, reason without control bytes but HTAB.
