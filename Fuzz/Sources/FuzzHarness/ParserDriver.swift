@@ -7,6 +7,9 @@
 // - every range in an event lies inside the bytes that call consumed;
 // - no limit is exceeded silently: heads and trailers fit their limits, interim runs are bounded;
 // - the parser makes progress: a run of events that consume nothing is short;
+// - `outstandingResponses` counts the requests whose final head has not come, and `isIdle` holds
+//   after a keep-alive response ends and never inside a response;
+// - the `HeaderFields` accessors agree with the ranges they read;
 // - after an upgrade the parser is inert.
 //
 // Each call's input is copied into an allocation of exactly its size, so a read past the bytes the
@@ -51,6 +54,7 @@ struct ParserDriver {
                 }
                 consumed += step.consumed
                 require(parser.bytesConsumed == consumed, "bytesConsumed \(parser.bytesConsumed), expected \(consumed)")
+                checkConnectionState(after: step.event, parser, transcript)
                 if case .upgraded = step.event {
                     return upgraded(&parser, &transcript, at: consumed)
                 }
@@ -88,6 +92,7 @@ struct ParserDriver {
     // MARK: Endings
 
     private func failed(_ error: WireError, _ parser: inout ResponseParser, _ transcript: inout Transcript, received: Int, at consumed: Int) -> Transcript {
+        require(error.description.hasPrefix(error.rule.rawValue), "description \(error.description.debugDescription)")
         if let offset = error.offset {
             require(offset >= 0 && offset <= received, "\(error) points outside the \(received) bytes received")
         }
@@ -112,6 +117,24 @@ struct ParserDriver {
     }
 
     // MARK: Per-step contract
+
+    private func checkConnectionState(after event: ResponseEvent, _ parser: ResponseParser, _ transcript: Transcript) {
+        let answered = transcript.events.count { event in
+            switch event {
+            case .head, .upgraded: return true
+            default: return false
+            }
+        }
+        require(parser.outstandingResponses == methods.count - answered, "outstandingResponses \(parser.outstandingResponses) after \(answered) of \(methods.count) answered")
+        switch event {
+        case .head, .body, .upgraded:
+            require(!parser.isIdle, "isIdle inside a response")
+        case .end(let end) where end.keepAlive:
+            require(parser.isIdle, "not isIdle after a keep-alive response ended")
+        default:
+            break
+        }
+    }
 
     private func check(_ step: ParseStep, in window: UnsafeRawBufferPointer, interimRun: inout Int) {
         require(step.consumed >= 0 && step.consumed <= window.count, "consumed \(step.consumed) of \(window.count) bytes")
@@ -175,8 +198,23 @@ struct ParserDriver {
     }
 
     private func copy(_ fields: HeaderFields, _ window: UnsafeRawBufferPointer) -> [CopiedField] {
-        fields.indices.map { index in
+        let copied = fields.indices.map { index in
             CopiedField(name: Array(window[fields[index].name]), value: fields.valueBytes(at: index, in: window), isFolded: fields[index].isFolded)
         }
+        checkAccessors(fields, copied, window)
+        return copied
+    }
+
+    /// The string accessors and lookups read what the ranges say.
+    private func checkAccessors(_ fields: HeaderFields, _ copied: [CopiedField], _ window: UnsafeRawBufferPointer) {
+        for (index, field) in copied.enumerated() {
+            let name = fields.name(at: index, in: window)
+            require(name == String(decoding: field.name, as: UTF8.self), "name(at: \(index)) is \(name.debugDescription)")
+            require(fields.value(at: index, in: window) == String(decoding: field.value, as: UTF8.self), "value(at: \(index)) differs from valueBytes")
+            let sameName = copied.indices.filter { ReferenceSection.lowercased(copied[$0].name) == ReferenceSection.lowercased(field.name) }
+            require(fields.firstIndex(named: name, in: window) == sameName.first, "firstIndex(named: \(name.debugDescription))")
+            require(fields.values(named: name, in: window) == sameName.map { String(decoding: copied[$0].value, as: UTF8.self) }, "values(named: \(name.debugDescription))")
+        }
+        require(fields.strings(in: window).count == copied.count, "strings(in:) count")
     }
 }
