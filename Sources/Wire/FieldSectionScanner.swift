@@ -98,9 +98,21 @@ struct FieldSectionScanner: Sendable {
 
     // MARK: Limits
 
+    /// The limit a status line crosses first, in byte order, whichever of the two is smaller: the
+    /// same verdict however the line arrived (found by the fuzzer:
+    /// Fuzz/FailCases/parser-status-line-vs-section-limit).
+    private static func statusLineLimit(_ limits: ParserLimits, sectionLimit: Int) -> (Int, WireError) {
+        if limits.maxStatusLineLength <= sectionLimit {
+            let limit = limits.maxStatusLineLength
+            return (limit, WireError(.statusLineTooLong, "status line longer than \(limit) bytes", offset: limit))
+        }
+        return (sectionLimit, sectionTooLarge(.header, sectionLimit))
+    }
+
     private func checkLimits(lineEnd: Int, sectionLimit: Int, limits: ParserLimits) throws(WireError) {
-        if kind == .header && statusLine == nil && lineEnd > limits.maxStatusLineLength {
-            throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
+        if kind == .header && statusLine == nil {
+            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
+            if lineEnd > limit { throw error }
         }
         if lineEnd > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)
@@ -111,9 +123,8 @@ struct FieldSectionScanner: Sendable {
         if kind == .header && statusLine == nil {
             // Same verdict as the full status-line check would give on these bytes.
             try Self.checkVersionPrefix(p, lineStart..<end)
-            if end > limits.maxStatusLineLength {
-                throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
-            }
+            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
+            if end > limit { throw error }
         }
         if end > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)

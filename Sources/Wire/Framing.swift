@@ -133,22 +133,30 @@ struct Framing: Sendable {
         return result
     }
 
-    /// Calls `body` with each comma-separated element of `range`, OWS-trimmed. Empty elements are
-    /// passed too (Content-Length rejects them; lists skip them).
+    /// Calls `body` with each comma-separated element of `range`, trimmed of OWS and of the CR LF
+    /// an obs-fold leaves in a value (found by the fuzzer: `Connection: keep-alive,\r\n close`,
+    /// Fuzz/FailCases/parser-folded-connection-close). Empty elements are passed too
+    /// (Content-Length rejects them; lists skip them).
     static func forEachListElement(_ p: UnsafeRawPointer, _ range: Range<Int>, _ body: (Range<Int>) -> Void) {
         var start = range.lowerBound
         var i = range.lowerBound
         while i <= range.upperBound {
             if i == range.upperBound || Scan.byte(p, i) == ASCII.comma {
                 var s = start, e = i
-                while s < e && FieldSectionScanner.isWhitespace(Scan.byte(p, s)) { s += 1 }
-                while e > s && FieldSectionScanner.isWhitespace(Scan.byte(p, e - 1)) { e -= 1 }
+                while s < e && isListWhitespace(Scan.byte(p, s)) { s += 1 }
+                while e > s && isListWhitespace(Scan.byte(p, e - 1)) { e -= 1 }
                 body(s..<e)
                 start = i + 1
             }
             i += 1
         }
     }
+}
+
+/// SP, HTAB, and the CR and LF of an obs-fold (which reads as spaces, RFC 9112 §5.2).
+@inline(__always)
+private func isListWhitespace(_ b: UInt8) -> Bool {
+    b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf
 }
 
 /// The transfer codings named by one or more Transfer-Encoding fields, in order (RFC 9112 §6.1).
