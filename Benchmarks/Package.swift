@@ -18,14 +18,14 @@ let package = Package(
         .executable(name: "peer-ahc", targets: ["peer-ahc"]),
         .executable(name: "peer-urlsession", targets: ["peer-urlsession"]),
         // Lariat's own peer (added by the lead once `Client` can make requests):
-        // .executable(name: "peer-lariat", targets: ["peer-lariat"]),
+        .executable(name: "peer-lariat", targets: ["peer-lariat"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Lariat itself, for peer-lariat:
-        // .package(name: "Lariat", path: ".."),
+        .package(name: "Lariat", path: ".."),
     ],
     targets: [
         // Shared by every Swift peer: the command-line contract, timing, percentiles,
@@ -51,10 +51,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"], swiftSettings: strict),
-        // .executableTarget(
-        //     name: "peer-lariat",
-        //     dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat")],
-        //     swiftSettings: strict
-        // ),
+        .executableTarget(
+            name: "peer-lariat",
+            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat")],
+            swiftSettings: strict
+        ),
     ]
 )
