@@ -148,12 +148,12 @@ public final class Session: Sendable {
             headers.add(name: name, value: value)
         }
         var fields: [(name: String, value: String)] = []
-        var chunked = false
         for header in headers {
             switch header.name.lowercased() {
             case "host": authority = header.value
-            case "content-length": continue  // written from the body
-            case "transfer-encoding": chunked = header.value.lowercased().contains("chunked")
+            // Framing is written from the body: an in-memory body always has a known length, so
+            // a caller's Content-Length or Transfer-Encoding is replaced by the real one.
+            case "content-length", "transfer-encoding": continue
             default: fields.append((header.name, header.value))
             }
         }
@@ -161,7 +161,7 @@ public final class Session: Sendable {
         let body = request.httpBody
         let framing: RequestFraming
         if let body {
-            framing = chunked ? .contentLength(body.count) : .contentLength(body.count)
+            framing = .contentLength(body.count)
         } else if ["POST", "PUT", "PATCH"].contains(method) {
             framing = .contentLength(0)
         } else {

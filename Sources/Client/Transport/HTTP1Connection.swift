@@ -52,6 +52,9 @@ final class HTTP1Connection: SocketHandler {
     private var summary: TransportSummary?
     private var timer: TimerID?
     private var exchangesServed = 0
+    /// The connection's endpoints, read once at setup (not per request: getsockname and
+    /// inet_ntop each time cost two syscalls and several allocations per exchange).
+    private let endpoints: (local: String?, localPort: Int?, remote: String, remotePort: Int)
     /// Set when the pool retires this idle connection to give its slot to a retry.
     private(set) var keepsSlotOnClose = false
 
@@ -64,6 +67,8 @@ final class HTTP1Connection: SocketHandler {
         self.pool = pool
         self.idleTimeout = idleTimeout
         self.state = .idle
+        let local = socket.localAddress
+        self.endpoints = (local?.ipAddress, local?.port, socket.remoteAddress.ipAddress, socket.remoteAddress.port)
         if tls != nil { cipherScratch = [UInt8](repeating: 0, count: 32 * 1024) }
         socket.handler = self
         socket.setReadInterest(true)
@@ -113,8 +118,8 @@ final class HTTP1Connection: SocketHandler {
         exchangesServed += 1
         summary = TransportSummary(
             timings: exchange.timings, isReusedConnection: reused,
-            localAddress: socket.localAddress?.ipAddress, remoteAddress: socket.remoteAddress.ipAddress,
-            remotePort: socket.remoteAddress.port, localPort: socket.localAddress?.port,
+            localAddress: endpoints.local, remoteAddress: endpoints.remote,
+            remotePort: endpoints.remotePort, localPort: endpoints.localPort,
             requestHeaderBytes: headBytes.count, requestBodyBytes: body.count
         )
         summary?.timings.requestStart = Date()
