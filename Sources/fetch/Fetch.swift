@@ -5,7 +5,8 @@
 //         [--max-time S] [--connect-timeout S] [-f]
 //
 // Exit status: 0 on success; 22 for HTTP errors with -f (as curl); 6 unknown host, 7 connection
-// refused, 28 timeout, 8 malformed response, 35 TLS, 56 connection lost, 1 otherwise (curl's codes).
+// refused, 28 timeout, 8 malformed response, 35 TLS, 60 untrusted certificate, 90 pinned key
+// mismatch, 56 connection lost, 1 otherwise (curl's codes).
 
 import Client
 import FoundationEssentials
@@ -27,7 +28,14 @@ struct Fetch {
         }
         let configuration = URLSessionConfiguration.af.default
         if let maxTime = options.maxTime { configuration.timeoutIntervalForRequest = maxTime }
-        let session = Session(configuration: configuration)
+        if options.insecure { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
+        let trustManager: ServerTrustManager?
+        do {
+            trustManager = try options.serverTrustManager()
+        } catch {
+            fail("fetch: --pinnedpubkey: \(error)", status: 2)
+        }
+        let session = Session(configuration: configuration, serverTrustManager: trustManager, tlsConfiguration: options.tlsConfiguration)
         var request: URLRequest
         do {
             request = try URLRequest(url: options.url, method: HTTPMethod(rawValue: options.method), headers: options.headers)
@@ -73,6 +81,10 @@ struct Fetch {
     }
 
     static func exitStatus(for error: AFError) -> Int32 {
+        if case .serverTrustEvaluationFailed(let reason) = error {
+            if case .publicKeyPinningFailed = reason { return 90 }  // curl: CURLE_SSL_PINNEDPUBKEYNOTMATCH
+            return 60
+        }
         guard case .sessionTaskFailed(let underlying) = error, let code = (underlying as? URLError)?.code else { return 1 }
         switch code {
         case .cannotFindHost: return 6
@@ -80,6 +92,7 @@ struct Fetch {
         case .badServerResponse: return 8
         case .timedOut: return 28
         case .secureConnectionFailed: return 35
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate: return 60  // curl: peer verification failed
         case .networkConnectionLost: return 56
         default: return 1
         }

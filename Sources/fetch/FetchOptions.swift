@@ -8,7 +8,7 @@ import Glibc
 struct FetchOptions {
     struct Invalid: Error, CustomStringConvertible { var description: String }
 
-    static let usage = "usage: fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v] [--max-time S] [--connect-timeout S] [-f]"
+    static let usage = "usage: fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v] [--max-time S] [--connect-timeout S] [-f] [--cacert FILE] [-k] [--pinnedpubkey sha256//B64[;...]|FILE]"
 
     var url = ""
     var method = "GET"
@@ -21,6 +21,12 @@ struct FetchOptions {
     var maxTime: Double?
     var connectTimeout: Double?
     var failOnHTTPError = false
+    /// curl's `--cacert`: trust only the CA certificates in this PEM file.
+    var caCertificateFile: String?
+    /// curl's `-k`: no certificate verification (a warning is printed).
+    var insecure = false
+    /// curl's `--pinnedpubkey`: `sha256//BASE64[;sha256//BASE64…]` or a PEM/DER public key file.
+    var pinnedPublicKey: String?
 
     init(_ arguments: [String]) throws(Invalid) {
         var iterator = arguments.makeIterator()
@@ -56,6 +62,9 @@ struct FetchOptions {
             case "--connect-timeout":
                 guard let seconds = Double(try value(argument)), seconds > 0 else { throw Invalid(description: "--connect-timeout needs a positive number") }
                 connectTimeout = seconds
+            case "--cacert": caCertificateFile = try value(argument)
+            case "-k", "--insecure": insecure = true
+            case "--pinnedpubkey": pinnedPublicKey = try value(argument)
             case "-h", "--help":
                 print(FetchOptions.usage)
                 exit(0)

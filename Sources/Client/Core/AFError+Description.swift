@@ -34,6 +34,8 @@ extension AFError: LocalizedError {
             "The Session was released before its request finished; keep a reference to the Session."
         case let .sessionInvalidated(error):
             "The Session was invalidated" + (error.map { ": \($0.localizedDescription)" } ?? ".")
+        case let .serverTrustEvaluationFailed(reason):
+            "Server trust evaluation failed: " + reason.localizedDescription
         case let .sessionTaskFailed(error):
             "The transfer failed: \(error.localizedDescription)"
         case let .urlRequestValidationFailed(reason):

@@ -133,7 +133,7 @@ extension AFError {
             failingURL(of: originalError) ?? failingURL(of: retryError)
         case .createUploadableFailed, .createURLRequestFailed, .downloadedFileMoveFailed, .explicitlyCancelled,
              .invalidURL, .parameterEncodingFailed, .parameterEncoderFailed, .sessionDeinitialized,
-             .urlRequestValidationFailed:
+             .serverTrustEvaluationFailed, .urlRequestValidationFailed:
             nil
         }
     }
@@ -155,6 +155,7 @@ extension AFError {
              let .downloadedFileMoveFailed(error, _, _), let .requestRetryFailed(error, _):
             error
         case let .sessionInvalidated(error): error
+        case let .serverTrustEvaluationFailed(reason): reason.underlyingError
         case .explicitlyCancelled, .invalidURL, .sessionDeinitialized, .urlRequestValidationFailed: nil
         }
     }

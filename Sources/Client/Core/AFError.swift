@@ -13,8 +13,8 @@ import FoundationEssentials
 /// The file is split by concern: cases here, nested reason types in `AFError+Reasons.swift`,
 /// predicates and accessors in `AFError+Properties.swift`, text in `AFError+Description.swift`.
 ///
-/// Adding a case (the TLS work adds `serverTrustEvaluationFailed(reason:)` with its
-/// `ServerTrustFailureReason`): declare it below, then extend the three exhaustive switches, in
+/// Adding a case (as `serverTrustEvaluationFailed(reason:)` with its `ServerTrustFailureReason`
+/// in `AFError+ServerTrust.swift` was): declare it below, then extend the three exhaustive switches, in
 /// ``underlyingError``, ``url`` and ``errorDescription``, plus an `is…Error` predicate.
 public enum AFError: Error, Sendable {
     /// Creating the upload body (`UploadableConvertible.createUploadable()`) threw.
@@ -45,6 +45,9 @@ public enum AFError: Error, Sendable {
     case sessionDeinitialized
     /// The `Session` was invalidated, with the error that caused it if any.
     case sessionInvalidated(error: (any Error)?)
+    /// The server's certificate was refused by a ``ServerTrustEvaluating`` evaluator of the
+    /// session's ``ServerTrustManager``, during the TLS handshake, before any request byte was sent.
+    case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
     /// The transfer failed; `error` is usually a `URLError` carrying Lariat's transport error.
     case sessionTaskFailed(error: any Error)
     /// The ``URLRequest`` failed validation before being sent.

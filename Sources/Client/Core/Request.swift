@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import TLS
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///
@@ -196,9 +197,14 @@ public class Request: @unchecked Sendable {
             mutable.withLock { $0.metrics = URLSessionTaskMetrics.lariat(request: request, response: response, summary: summary) }
         }
         if let failure {
-            let afError: AFError = failure.kind == .cancelled
-                ? .explicitlyCancelled
-                : .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: request?.url))
+            let afError: AFError
+            if failure.kind == .cancelled {
+                afError = .explicitlyCancelled
+            } else if let trustError = failure.serverTrustEvaluationError {
+                afError = trustError
+            } else {
+                afError = .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: request?.url))
+            }
             mutable.withLock { $0.error = $0.error ?? afError }
         }
     }
@@ -239,7 +245,7 @@ extension TransportError {
         case .timedOut: return .timedOut
         case .connectionLost: return .networkConnectionLost
         case .malformedResponse: return .badServerResponse
-        case .tls: return .secureConnectionFailed
+        case .tls: return tlsURLErrorCode
         case .invalidRequest: return .badURL
         case .cancelled: return .cancelled
         case .unreachable: return .notConnectedToInternet
@@ -272,5 +278,25 @@ extension URLSessionTaskMetrics {
             taskInterval: DateInterval(start: t.fetchStart, end: max(end, t.fetchStart)),
             transactionMetrics: [transaction]
         )
+    }
+}
+
+extension TransportError {
+    /// The `AFError.serverTrustEvaluationFailed` a ``ServerTrustManager`` evaluator threw during
+    /// the handshake, carried as `TLSError.evaluatorError`; `nil` for any other failure.
+    var serverTrustEvaluationError: AFError? {
+        guard kind == .tls, let tls = underlying as? TLSError, tls.kind == .evaluatorRejected,
+              let error = tls.evaluatorError as? AFError, error.isServerTrustEvaluationError else { return nil }
+        return error
+    }
+
+    /// Apple's certificate codes for default-evaluation failures, `.secureConnectionFailed` otherwise.
+    var tlsURLErrorCode: URLError.Code {
+        guard let failure = (underlying as? TLSError)?.trustFailure else { return .secureConnectionFailed }
+        switch failure.reason {
+        case .expired, .notYetValid: return .serverCertificateHasBadDate
+        case .untrustedRoot, .selfSigned, .incompleteChain: return .serverCertificateHasUnknownRoot
+        default: return .serverCertificateUntrusted
+        }
     }
 }

@@ -38,6 +38,11 @@ public final class Session: Sendable {
     public let startRequestsImmediately: Bool
     /// The queue response serializers run on; `rootQueue` when `nil`.
     public let serializationQueue: DispatchQueue?
+    /// The per-host trust evaluators, run during each TLS handshake; `nil` for default evaluation everywhere.
+    public let serverTrustManager: ServerTrustManager?
+    /// The TLS settings of https connections: trust roots, client identity, versions, ciphers,
+    /// CRL files and OCSP policy.
+    public let tlsConfiguration: TLSConfiguration
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -48,12 +53,22 @@ public final class Session: Sendable {
     ///   - rootQueue: The serial queue requests' work targets.
     ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
     ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).
+    ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
+    ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
+    ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
+    ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
+    ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
+    ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
+    ///     roots, TLS 1.2+, forward-secret AEAD suites, security level 2. An identity or root file
+    ///     that cannot be loaded makes every https request fail with `.secureConnectionFailed`.
     ///   - eventLoopGroup: The loops connections live on; ``EventLoopGroup/shared`` by default.
     public init(
         configuration: URLSessionConfiguration = .af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
         startRequestsImmediately: Bool = true,
         serializationQueue: DispatchQueue? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
+        tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared
     ) {
         self.configuration = configuration.copy()
@@ -61,9 +76,19 @@ public final class Session: Sendable {
         self.rootQueue = rootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.serializationQueue = serializationQueue
+        self.serverTrustManager = serverTrustManager
+        let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
+        self.tlsConfiguration = tlsConfiguration
         var poolConfiguration = ConnectionPool.Configuration()
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
-        poolConfiguration.tlsContext = try? TLSClientContext(configuration: TLSConfiguration(), sessionCache: TLSSessionCache())
+        do {
+            poolConfiguration.tlsContext = try TLSClientContext(configuration: tlsConfiguration, sessionCache: TLSSessionCache())
+        } catch {
+            poolConfiguration.tlsContextError = error
+        }
+        if let serverTrustManager {
+            poolConfiguration.trustEvaluator = { host in serverTrustManager.tlsEvaluator(forHost: host) }
+        }
         self.pool = ConnectionPool(group: eventLoopGroup, configuration: poolConfiguration)
     }
 

@@ -21,6 +21,8 @@ final class ConnectionPool: Sendable {
         var idleTimeout: Duration = .seconds(60)
         /// The TLS context for https (shared: it holds the session cache for resumption).
         var tlsContext: TLSClientContext?
+        /// Why `tlsContext` could not be made (an unreadable CA file or client identity), if so.
+        var tlsContextError: TLSError?
         /// Host → addresses that bypass name resolution (curl's --resolve).
         var addressOverrides: [String: [SocketAddress]] = [:]
         /// The trust evaluator for a host, or nil for the default evaluation.
@@ -209,7 +211,8 @@ final class ConnectionPool: Sendable {
             guard let context = configuration.tlsContext else {
                 socket.close()
                 slotFreed(key: key, connectionID: nil)
-                exchange.complete(.failure(TransportError(.tls, "no TLS configuration for https"), nil))
+                let detail = configuration.tlsContextError.map { "TLS configuration failed: \($0)" } ?? "no TLS configuration for https"
+                exchange.complete(.failure(TransportError(.tls, detail, underlying: configuration.tlsContextError), nil))
                 return
             }
             do throws(TLSError) {
