@@ -101,18 +101,25 @@ struct FieldSectionScanner: Sendable {
     /// The limit a status line crosses first, in byte order, whichever of the two is smaller: the
     /// same verdict however the line arrived (found by the fuzzer:
     /// Fuzz/FailCases/parser-status-line-vs-section-limit).
-    private static func statusLineLimit(_ limits: ParserLimits, sectionLimit: Int) -> (Int, WireError) {
+    private static func statusLineLimit(_ limits: ParserLimits, sectionLimit: Int) -> Int {
+        min(limits.maxStatusLineLength, sectionLimit)
+    }
+
+    /// The error for a status line past `statusLineLimit`; built only when thrown (building it
+    /// formats strings, which allocates: measured by wire-bench).
+    private static func statusLineLimitError(_ limits: ParserLimits, sectionLimit: Int) -> WireError {
         if limits.maxStatusLineLength <= sectionLimit {
             let limit = limits.maxStatusLineLength
-            return (limit, WireError(.statusLineTooLong, "status line longer than \(limit) bytes", offset: limit))
+            return WireError(.statusLineTooLong, "status line longer than \(limit) bytes", offset: limit)
         }
-        return (sectionLimit, sectionTooLarge(.header, sectionLimit))
+        return sectionTooLarge(.header, sectionLimit)
     }
 
     private func checkLimits(lineEnd: Int, sectionLimit: Int, limits: ParserLimits) throws(WireError) {
         if kind == .header && statusLine == nil {
-            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
-            if lineEnd > limit { throw error }
+            if lineEnd > Self.statusLineLimit(limits, sectionLimit: sectionLimit) {
+                throw Self.statusLineLimitError(limits, sectionLimit: sectionLimit)
+            }
         }
         if lineEnd > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)
@@ -123,8 +130,9 @@ struct FieldSectionScanner: Sendable {
         if kind == .header && statusLine == nil {
             // Same verdict as the full status-line check would give on these bytes.
             try Self.checkVersionPrefix(p, lineStart..<end)
-            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
-            if end > limit { throw error }
+            if end > Self.statusLineLimit(limits, sectionLimit: sectionLimit) {
+                throw Self.statusLineLimitError(limits, sectionLimit: sectionLimit)
+            }
         }
         if end > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)
