@@ -19,8 +19,10 @@ public enum StreamOracles {
     /// Checks one stream.
     /// - Parameter input: the decoded fuzz input.
     public static func check(_ input: StreamCase) {
-        let driver = ParserDriver(stream: input.stream, methods: input.methods, limits: input.limits)
+        var driver = ParserDriver(stream: input.stream, methods: input.methods, limits: input.limits)
+        driver.checksAccessors = true
         let whole = driver.run(pieces: Splits.whole(count: input.stream.count))
+        driver.checksAccessors = false
         compareWithReference(whole, input)
         let reading = ReferenceStream.read(input.stream, methods: input.methods, limits: input.limits)
         if !KnownIssues.involvesFoldedConnection(reading.events) {
