@@ -71,13 +71,14 @@ let package = Package(
         // MARK: Alamofire-shaped client
         .target(
             name: "Client",
-            dependencies: [],
+            dependencies: ["Wire", "EventLoop", "TLS"],
             swiftSettings: strict
         ),
 
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
-        .executableTarget(name: "wire-bench", dependencies: ["Wire"], swiftSettings: strict),
+        .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
+        .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
         .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
 
         // MARK: Tests
@@ -90,6 +91,6 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
-        .testTarget(name: "ClientTests", dependencies: ["Client", "LariatTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,8 +1,116 @@
-// OpenSSL headers for Swift; function-like macros get static inline wrappers here.
+// OpenSSL headers for Swift.
+//
+// Swift cannot import function-like macros, and OpenSSL 3.0 spells many of its
+// `SSL_CTX_ctrl` / `OPENSSL_sk_*` entry points as macros. Each wrapper below is a
+// `static inline` function with the `lariat_` prefix that expands exactly one macro,
+// so the Swift side never needs a cast to a C stack type (after swift-nio-ssl's
+// CNIOBoringSSLShims). Nothing here adds behaviour.
 #ifndef LARIAT_COPENSSL_SHIM_H
 #define LARIAT_COPENSSL_SHIM_H
-#include <openssl/ssl.h>
+
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ocsp.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+
+// MARK: SSL_CTX / SSL control macros
+
+static inline long lariat_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline long lariat_SSL_set_mode(SSL *ssl, long mode) { return SSL_set_mode(ssl, mode); }
+static inline int lariat_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline int lariat_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_max_proto_version(ctx, version);
+}
+static inline int lariat_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long lariat_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+static inline int lariat_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
+    return (int)SSL_CTX_add1_chain_cert(ctx, cert);
+}
+
+// SSL_OP_* are built with the function-like SSL_OP_BIT macro, so Swift cannot see them.
+static inline uint64_t lariat_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+static inline uint64_t lariat_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline uint64_t lariat_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+
+// MARK: OCSP stapling (RFC 6066 section 8)
+
+static inline long lariat_SSL_set_tlsext_status_type_ocsp(SSL *ssl) {
+    return SSL_set_tlsext_status_type(ssl, TLSEXT_STATUSTYPE_ocsp);
+}
+/// Borrowed pointer to the stapled response; returns its length, or -1 when none was received.
+static inline long lariat_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **resp) {
+    return SSL_get_tlsext_status_ocsp_resp(ssl, resp);
+}
+/// Server side: takes ownership of `resp`, which must come from OPENSSL_malloc.
+static inline long lariat_SSL_set_tlsext_status_ocsp_resp(SSL *ssl, unsigned char *resp, long len) {
+    return SSL_set_tlsext_status_ocsp_resp(ssl, resp, len);
+}
+static inline long lariat_SSL_CTX_set_tlsext_status_cb(SSL_CTX *ctx, int (*cb)(SSL *, void *)) {
+    return SSL_CTX_set_tlsext_status_cb(ctx, cb);
+}
+static inline long lariat_SSL_CTX_set_tlsext_status_arg(SSL_CTX *ctx, void *arg) {
+    return SSL_CTX_set_tlsext_status_arg(ctx, arg);
+}
+
+// MARK: ex_data indices
+
+static inline int lariat_SSL_get_ex_new_index(void) {
+    return SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+// MARK: BIO
+
+static inline long lariat_BIO_shutdown_wr(BIO *bio) { return BIO_shutdown_wr(bio); }
+static inline long lariat_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+// MARK: Memory
+
+static inline void lariat_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
+static inline void *lariat_OPENSSL_malloc(size_t size) { return OPENSSL_malloc(size); }
+
+// MARK: Error queue
+
+static inline int lariat_ERR_GET_LIB(unsigned long code) { return ERR_GET_LIB(code); }
+static inline int lariat_ERR_GET_REASON(unsigned long code) { return ERR_GET_REASON(code); }
+
+// MARK: STACK_OF(X509)
+
+static inline STACK_OF(X509) *lariat_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int lariat_sk_X509_num(const STACK_OF(X509) *sk) { return sk_X509_num(sk); }
+static inline X509 *lariat_sk_X509_value(const STACK_OF(X509) *sk, int i) { return sk_X509_value(sk, i); }
+/// Pushes `cert` after taking a new reference, so the stack owns one reference.
+static inline int lariat_sk_X509_push_up_ref(STACK_OF(X509) *sk, X509 *cert) {
+    if (X509_up_ref(cert) != 1) return 0;
+    if (sk_X509_push(sk, cert) <= 0) { X509_free(cert); return 0; }
+    return 1;
+}
+static inline void lariat_sk_X509_pop_free(STACK_OF(X509) *sk) { sk_X509_pop_free(sk, X509_free); }
+
+// MARK: Names
+
+static inline unsigned long lariat_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+
+// MARK: GENERAL_NAMES (subjectAltName)
+
+static inline int lariat_sk_GENERAL_NAME_num(const GENERAL_NAMES *sk) { return sk_GENERAL_NAME_num(sk); }
+static inline GENERAL_NAME *lariat_sk_GENERAL_NAME_value(const GENERAL_NAMES *sk, int i) {
+    return sk_GENERAL_NAME_value(sk, i);
+}
+static inline GENERAL_NAMES *lariat_X509_get_subject_alt_names(const X509 *cert) {
+    return (GENERAL_NAMES *)X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
+}
+
 #endif

@@ -48,6 +48,21 @@ struct FieldSectionScanner: Sendable {
     ) throws(WireError) -> Int? {
         let sectionLimit = kind == .header ? limits.maxHeaderSectionSize : limits.maxTrailerSectionSize
         while true {
+            if searchFrom <= lineStart && (kind == .trailer || statusLine != nil) {
+                // Fast path: one pass over a complete, valid field line that ends within the
+                // section limit. Anything else (an error, an incomplete line, obs-fold, the empty
+                // line) falls through to the slow path, which alone decides errors, so the outcome
+                // is the same however the input was split.
+                if let (field, lineEnd) = Self.fastFieldLine(p, from: lineStart, end: min(end, sectionLimit)) {
+                    guard fields.count < limits.maxFieldCount else {
+                        throw WireError(.tooManyFields, "more than \(limits.maxFieldCount) field lines", offset: lineStart)
+                    }
+                    fields.append(field)
+                    lineStart = lineEnd
+                    searchFrom = lineEnd
+                    continue
+                }
+            }
             guard let lf = Scan.lineFeed(p, from: max(searchFrom, lineStart), end: end) else {
                 searchFrom = end
                 try checkIncompleteLine(p, end: end, sectionLimit: sectionLimit, limits: limits)
@@ -83,9 +98,21 @@ struct FieldSectionScanner: Sendable {
 
     // MARK: Limits
 
+    /// The limit a status line crosses first, in byte order, whichever of the two is smaller: the
+    /// same verdict however the line arrived (found by the fuzzer:
+    /// Fuzz/FailCases/parser-status-line-vs-section-limit).
+    private static func statusLineLimit(_ limits: ParserLimits, sectionLimit: Int) -> (Int, WireError) {
+        if limits.maxStatusLineLength <= sectionLimit {
+            let limit = limits.maxStatusLineLength
+            return (limit, WireError(.statusLineTooLong, "status line longer than \(limit) bytes", offset: limit))
+        }
+        return (sectionLimit, sectionTooLarge(.header, sectionLimit))
+    }
+
     private func checkLimits(lineEnd: Int, sectionLimit: Int, limits: ParserLimits) throws(WireError) {
-        if kind == .header && statusLine == nil && lineEnd > limits.maxStatusLineLength {
-            throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
+        if kind == .header && statusLine == nil {
+            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
+            if lineEnd > limit { throw error }
         }
         if lineEnd > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)
@@ -96,9 +123,8 @@ struct FieldSectionScanner: Sendable {
         if kind == .header && statusLine == nil {
             // Same verdict as the full status-line check would give on these bytes.
             try Self.checkVersionPrefix(p, lineStart..<end)
-            if end > limits.maxStatusLineLength {
-                throw WireError(.statusLineTooLong, "status line longer than \(limits.maxStatusLineLength) bytes", offset: limits.maxStatusLineLength)
-            }
+            let (limit, error) = Self.statusLineLimit(limits, sectionLimit: sectionLimit)
+            if end > limit { throw error }
         }
         if end > sectionLimit {
             throw Self.sectionTooLarge(kind, sectionLimit)
@@ -196,6 +222,33 @@ struct FieldSectionScanner: Sendable {
         }
         let value = try trimmedValue(p, (nameEnd + 1)..<line.upperBound)
         return FieldRange(name: line.lowerBound..<nameEnd, value: value)
+    }
+
+    /// Parses a complete, valid field line starting at `start` that ends (LF included) at or
+    /// before `end`; returns `nil` for anything else, without judging it.
+    @inline(__always)
+    private static func fastFieldLine(_ p: UnsafeRawPointer, from start: Int, end: Int) -> (FieldRange, Int)? {
+        let nameEnd = Scan.tokenBytes(p, from: start, end: end)
+        guard nameEnd > start, nameEnd < end, Scan.byte(p, nameEnd) == ASCII.colon else { return nil }
+        var i = nameEnd + 1
+        while i < end && isWhitespace(Scan.byte(p, i)) { i += 1 }
+        let valueStart = i
+        while true {
+            i = Scan.plainValueBytes(p, from: i, end: end)
+            guard i < end else { return nil }
+            let b = Scan.byte(p, i)
+            if b == ASCII.tab {
+                i += 1
+                continue
+            }
+            guard b == ASCII.cr, i + 1 < end, Scan.byte(p, i + 1) == ASCII.lf else { return nil }
+            break
+        }
+        var valueEnd = i
+        while valueEnd > valueStart && isWhitespace(Scan.byte(p, valueEnd - 1)) { valueEnd -= 1 }
+        // A following line that starts with whitespace is an obs-fold continuation: the slow path
+        // appends it to this field, so this one is fine as it is.
+        return (FieldRange(name: start..<nameEnd, value: valueStart..<valueEnd), i + 2)
     }
 
     /// Appends an obs-fold continuation line to the previous field (RFC 9112 §5.2).

@@ -36,9 +36,15 @@ struct Framing: Sendable {
                 transferEncoding = codings
                 if contentLength != nil { throw bothFraming(field) }
             case 10 where Scan.equalsIgnoringCase(p, field.name, "connection"):
-                forEachListElement(p, field.value) { element in
-                    if Scan.equalsIgnoringCase(p, element, "close") { connectionClose = true }
-                    if Scan.equalsIgnoringCase(p, element, "keep-alive") { connectionKeepAlive = true }
+                if Scan.equalsIgnoringCase(p, field.value, "keep-alive") {
+                    connectionKeepAlive = true  // the common single-token value, without list parsing
+                } else if Scan.equalsIgnoringCase(p, field.value, "close") {
+                    connectionClose = true
+                } else {
+                    forEachListElement(p, field.value) { element in
+                        if Scan.equalsIgnoringCase(p, element, "close") { connectionClose = true }
+                        if Scan.equalsIgnoringCase(p, element, "keep-alive") { connectionKeepAlive = true }
+                    }
                 }
             default:
                 continue
@@ -85,6 +91,17 @@ struct Framing: Sendable {
     /// Parses `1*DIGIT *( OWS "," OWS 1*DIGIT )` where every element is the same number
     /// (RFC 9110 §8.6 lets a recipient accept a list of identical values).
     static func parseContentLength(_ p: UnsafeRawPointer, _ range: Range<Int>) throws(WireError) -> Int {
+        // Fast path: a plain run of 1 to 18 digits (the usual value).
+        if !range.isEmpty && range.count <= 18 {
+            var value = 0, i = range.lowerBound
+            while i < range.upperBound {
+                let b = Scan.byte(p, i)
+                guard b >= 0x30 && b <= 0x39 else { break }
+                value = value * 10 + Int(b - 0x30)
+                i += 1
+            }
+            if i == range.upperBound { return value }
+        }
         var result: Int?
         var failure: WireError?
         var elements = 0
@@ -116,22 +133,30 @@ struct Framing: Sendable {
         return result
     }
 
-    /// Calls `body` with each comma-separated element of `range`, OWS-trimmed. Empty elements are
-    /// passed too (Content-Length rejects them; lists skip them).
+    /// Calls `body` with each comma-separated element of `range`, trimmed of OWS and of the CR LF
+    /// an obs-fold leaves in a value (found by the fuzzer: `Connection: keep-alive,\r\n close`,
+    /// Fuzz/FailCases/parser-folded-connection-close). Empty elements are passed too
+    /// (Content-Length rejects them; lists skip them).
     static func forEachListElement(_ p: UnsafeRawPointer, _ range: Range<Int>, _ body: (Range<Int>) -> Void) {
         var start = range.lowerBound
         var i = range.lowerBound
         while i <= range.upperBound {
             if i == range.upperBound || Scan.byte(p, i) == ASCII.comma {
                 var s = start, e = i
-                while s < e && FieldSectionScanner.isWhitespace(Scan.byte(p, s)) { s += 1 }
-                while e > s && FieldSectionScanner.isWhitespace(Scan.byte(p, e - 1)) { e -= 1 }
+                while s < e && isListWhitespace(Scan.byte(p, s)) { s += 1 }
+                while e > s && isListWhitespace(Scan.byte(p, e - 1)) { e -= 1 }
                 body(s..<e)
                 start = i + 1
             }
             i += 1
         }
     }
+}
+
+/// SP, HTAB, and the CR and LF of an obs-fold (which reads as spaces, RFC 9112 §5.2).
+@inline(__always)
+private func isListWhitespace(_ b: UInt8) -> Bool {
+    b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf
 }
 
 /// The transfer codings named by one or more Transfer-Encoding fields, in order (RFC 9112 §6.1).

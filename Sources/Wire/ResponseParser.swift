@@ -199,7 +199,9 @@ public struct ResponseParser: Sendable {
             guard expected.count > 0 else {
                 throw WireError(.unsolicitedData, "\(end) byte(s) received when no response was expected", offset: 0)
             }
-            if !scanner.hasPartialInput { fields.removeAll(keepingCapacity: true) }
+            // `removeLast(_:)` keeps capacity and, unlike `removeAll(keepingCapacity:)`, is not
+            // the generic replaceSubrange (measured under callgrind).
+            if !scanner.hasPartialInput { fields.removeLast(fields.count) }
             // On a throw, parse() moves to `.failed`, so the scanner need not be stored back.
             let length = try scanner.scan(p, end: end, fields: &fields, limits: limits)
             guard let length, let statusLine = scanner.statusLine else {
@@ -230,7 +232,7 @@ public struct ResponseParser: Sendable {
                 return ParseStep(event: .needMoreData, consumed: consumed)
             case .lastChunk(let consumed):
                 state = .trailers(FieldSectionScanner(kind: .trailer), keepAlive: keepAlive)
-                fields.removeAll(keepingCapacity: true)
+                fields.removeLast(fields.count)
                 if consumed == end { return ParseStep(event: .needMoreData, consumed: consumed) }
                 return try stepTrailers(p, base: consumed, end: end)
             }
@@ -321,7 +323,7 @@ struct ExpectationQueue: Sendable {
     var first: ResponseKind { items[head] }
 
     mutating func append(_ kind: ResponseKind) {
-        if head == items.count {
+        if head > 0 && head == items.count {
             items.removeAll(keepingCapacity: true)
             head = 0
         }
@@ -331,7 +333,9 @@ struct ExpectationQueue: Sendable {
     mutating func removeFirst() {
         head += 1
         if head == items.count {
-            items.removeAll(keepingCapacity: true)
+            // The common case (one request at a time) pops the only element: cheaper than
+            // `removeAll(keepingCapacity:)`, measured under callgrind.
+            if head == 1 { items.removeLast() } else { items.removeAll(keepingCapacity: true) }
             head = 0
         }
     }

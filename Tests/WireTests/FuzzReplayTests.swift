@@ -23,16 +23,6 @@ struct FuzzFile: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 }
 
-/// Crashers for bugs that are reported but not fixed. Each replays inside `withKnownIssue`, so the
-/// suite passes while the bug is open and fails once it is fixed: then delete the entry here and
-/// the tolerance in Fuzz/Sources/FuzzHarness/KnownIssues.swift.
-private let openFindings: [String: Comment] = [
-    "FailCases/parser-folded-connection-close":
-        "Framing reads Connection options from the raw value, so an obs-fold hides `close` (RFC 9112 §5.2)",
-    "FailCases/parser-status-line-vs-section-limit":
-        "maxHeaderSectionSize < maxStatusLineLength: the error rule depends on the split",
-]
-
 @Suite("Fuzz replay")
 struct FuzzReplayTests {
     @Test("the fuzz directories are found and hold every target's files")
@@ -46,11 +36,7 @@ struct FuzzReplayTests {
     @Test("response streams: same events whole, byte by byte and split; limits and close honoured",
           arguments: fuzzFiles.filter { $0.target != .serializer })
     func stream(_ file: FuzzFile) {
-        if let finding = openFindings[file.name] {
-            withKnownIssue(finding) { checkStream(file) }
-        } else {
-            checkStream(file)
-        }
+        checkStream(file)
     }
 
     @Test("request heads: a WireError and an untouched buffer, or no CR or LF but the line ends",

@@ -112,6 +112,7 @@ let malformedFixtures: [Malformed] = [
     // MARK: Limits
     Malformed(name: "status line too long", raw: "HTTP/1.1 200 " + String(repeating: "O", count: 100) + "\r\n\r\n", rule: .statusLineTooLong, offset: 64, limits: ParserLimits(maxStatusLineLength: 64)),
     Malformed(name: "header section too large", raw: ok + "X: " + String(repeating: "a", count: 200) + "\r\n\r\n", rule: .headerSectionTooLarge, offset: 128, limits: ParserLimits(maxHeaderSectionSize: 128)),
+    Malformed(name: "status line past a smaller section limit", raw: "HTTP/1.1 200 " + String(repeating: "O", count: 100) + "\r\n\r\n", rule: .headerSectionTooLarge, offset: 32, limits: ParserLimits(maxStatusLineLength: 64, maxHeaderSectionSize: 32)),
     Malformed(name: "header section never ends", raw: ok + String(repeating: "X: 1\r\n", count: 40), rule: .headerSectionTooLarge, limits: ParserLimits(maxHeaderSectionSize: 128)),
     Malformed(name: "too many fields", raw: ok + String(repeating: "X: 1\r\n", count: 9) + "\r\n", rule: .tooManyFields, limits: ParserLimits(maxFieldCount: 8)),
     Malformed(name: "too many interim responses", raw: String(repeating: "HTTP/1.1 103 Early Hints\r\n\r\n", count: 5), rule: .tooManyInterimResponses, limits: ParserLimits(maxInterimResponses: 4)),

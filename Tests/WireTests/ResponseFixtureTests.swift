@@ -126,6 +126,10 @@ let validFixtures: [Fixture] = [
     Fixture(name: "status 999", raw: "HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n", expected: [
         .head(999, "Odd", fields("Content-Length", "0"), .none, keepAlive: true), .end([], closeDelimited: false, keepAlive: true),
     ]),
+    // A folded Connection list still says close (fuzzer finding parser-folded-connection-close).
+    Fixture(name: "folded connection close", raw: "HTTP/1.1 200 OK\r\nConnection: keep-alive,\r\n close\r\nContent-Length: 0\r\n\r\n", expected: [
+        .head(200, "OK", fields("Connection", "keep-alive,   close", "Content-Length", "0"), .none, keepAlive: false), .end([], closeDelimited: false, keepAlive: false),
+    ]),
     // A clean close with nothing outstanding is not an error.
     Fixture(name: "nothing expected, nothing sent", raw: "", methods: [], expected: []),
 ]

@@ -1,0 +1,89 @@
+"""The benchmark matrix: which workload runs against which nginx file, and Issue 5's targets."""
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the results table.
+
+    name        row name, also the `--cases` spelling
+    workload    the peer contract's `--workload`
+    scheme      "http" or "https" (selects the nginx port and passes --cacert)
+    path        file or endpoint on the benchmark nginx
+    metric      "rps", "mbps" or "sps" (process runs per second, 1 / mean wall time); all higher-is-better
+    requests    timed requests for a full run / for --quick
+    concurrency in-flight requests (concurrent workload)
+    no_resume   pass --no-resume (full TLS handshake on every connection)
+    wrk / curl  whether the reference tools can do this case at all
+    note        shown under the table (what the references really do)
+    """
+
+    name: str
+    workload: str
+    scheme: str
+    path: str
+    metric: str
+    requests: int
+    quick_requests: int
+    concurrency: int = 1
+    no_resume: bool = False
+    wrk: bool = True
+    curl: bool = True
+    note: str = ""
+
+
+CASES = [
+    Case("seq-1k", "seq", "http", "/1k.bin", "rps", 5000, 1000),
+    Case("concurrent-64", "concurrent", "http", "/1k.bin", "rps", 20000, 5000, concurrency=64),
+    Case("json", "json", "http", "/doc.json", "rps", 5000, 1000, wrk=False, curl=False,
+         note="GET + JSONDecoder into a Codable struct; curl and wrk cannot decode"),
+    Case("download-memory-100m", "download-memory", "http", "/100m.bin", "mbps", 1, 1,
+         note="curl writes to /dev/null and wrk discards: upper bounds, not in-memory"),
+    Case("download-file-100m", "download-file", "http", "/100m.bin", "mbps", 1, 1,
+         note="curl writes the file (-o); wrk discards the body"),
+    Case("upload-100m", "upload", "http", "/upload", "mbps", 1, 1,
+         note="POST of a 100 MiB file; nginx reads it all, then answers 204"),
+    Case("https-seq-1k", "seq", "https", "/1k.bin", "rps", 5000, 1000),
+    Case("https-concurrent-64", "concurrent", "https", "/1k.bin", "rps", 20000, 5000, concurrency=64),
+    Case("https-new-conn", "https-new-conn", "https", "/1k.bin", "rps", 500, 100,
+         note="conn/s, Connection: close on every request, each client's default resumption "
+              "(measured: curl and wrk resume, ahc and urlsession never do)"),
+    Case("https-new-conn-noresume", "https-new-conn", "https", "/1k.bin", "rps", 500, 100,
+         no_resume=True, wrk=False,
+         note="full handshake every time (--no-resume; curl --no-sessionid); wrk cannot turn resumption off"),
+    Case("cold-start", "cold-start", "http", "/1k.bin", "sps", 30, 15, wrk=False,
+         note="hyperfine: a whole process fetching 1 KiB; lariat = the root package's `fetch URL`, "
+              "curl = `curl -s URL`, Swift peers = one seq request without warm-up"),
+]
+
+CASES_BY_NAME = {case.name: case for case in CASES}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Issue 5's goal for a case: subject/peer ratio floors and an absolute RSS ceiling."""
+
+    min_ratio: Dict[str, float] = field(default_factory=dict)
+    max_rss_kib: Optional[int] = None
+
+
+# Ratios are subject/peer medians of per-run ratios (higher is better for rps and mbps).
+TARGETS = {
+    "seq-1k": Target({"ahc": 2.0, "wrk": 0.7}),
+    "concurrent-64": Target({"ahc": 2.5, "wrk": 0.4}, max_rss_kib=16 * 1024),
+    "json": Target({"ahc": 2.0}),
+    "download-memory-100m": Target({"ahc": 2.0}),
+    "download-file-100m": Target({"wrk": 0.9}, max_rss_kib=32 * 1024 - 1),
+    "https-seq-1k": Target({"ahc": 2.0, "curl": 1.0}),
+    "https-concurrent-64": Target({"ahc": 2.0}),
+    "cold-start": Target({"curl": 1.0}),
+}
+
+# The Swift peers built from this package, and the reference tools called directly.
+SWIFT_PEERS = ["lariat", "ahc", "urlsession"]
+REFERENCES = ["curl", "wrk"]
+ALL_CLIENTS = SWIFT_PEERS + REFERENCES

@@ -1,1 +1,0 @@
-// Client module (work in progress on its own branch).

@@ -1,0 +1,199 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+/// A request whose response body is collected in memory.
+public class DataRequest: Request, @unchecked Sendable {
+    /// A validation closure: return `.success(())` to accept the response.
+    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+
+    /// What the request was built from.
+    public let convertible: any URLRequestConvertible
+    private let modifier: (@Sendable (inout URLRequest) throws -> Void)?
+    private let buffer = BodyBuffer()
+    private let validators = ValidatorList()
+
+    init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?, session: Session) {
+        self.convertible = convertible
+        self.modifier = modifier
+        super.init(session: session, underlyingQueue: DispatchQueue(label: "org.lariat.request", target: session.rootQueue),
+                   serializationQueue: session.serializationQueue ?? session.rootQueue)
+    }
+
+    /// The body received so far (all of it once finished), or `nil` before any byte.
+    public var data: Data? { buffer.data }
+
+    override func makeURLRequest() throws -> URLRequest {
+        var request = try convertible.asURLRequest()
+        try modifier?(&request)
+        return request
+    }
+
+    override func didReceive(_ event: TransportEvent) {
+        switch event {
+        case .head(let head):
+            record(head: head)
+        case .body(let chunk):
+            buffer.append(chunk)
+        case .end(let summary):
+            record(summary: summary, failure: nil)
+            finish()
+        case .failure(let error, let summary):
+            record(summary: summary, failure: error)
+            finish()
+        }
+    }
+
+    override func runValidators() {
+        let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
+        guard !failed, let response else { return }
+        for validation in validators.all {
+            if case .failure(let error) = validation(request, response, buffer.data) {
+                let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+                mutable.withLock { $0.error = $0.error ?? afError }
+                return
+            }
+        }
+    }
+
+    // MARK: Validation
+
+    /// Adds a validation closure, run when the response has ended, in the order added.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        validators.append(validation)
+        return self
+    }
+
+    /// Accepts only status codes in `acceptableStatusCodes`.
+    @discardableResult
+    public func validate<S: Sequence<Int> & Sendable>(statusCode acceptableStatusCodes: S) -> Self {
+        validate { _, response, _ in ResponseValidation.validate(statusCode: acceptableStatusCodes, response: response).mapError { $0 } }
+    }
+
+    /// Accepts only responses whose Content-Type matches one of `acceptableContentTypes`
+    /// (evaluated when the response ends). Empty bodies are accepted.
+    @discardableResult
+    public func validate<S: Sequence<String> & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self {
+        validate { _, response, data in
+            ResponseValidation.validate(contentType: acceptableContentTypes(), response: response, data: data).mapError { $0 }
+        }
+    }
+
+    /// Accepts status codes 200..<300 and a Content-Type matching the request's Accept field.
+    @discardableResult
+    public func validate() -> Self {
+        validate { request, response, data in ResponseValidation.validate(request: request, response: response, data: data).mapError { $0 } }
+    }
+
+    // MARK: Response handlers
+
+    /// Calls `completionHandler` on `queue` with the raw response once the request finished.
+    /// - Parameter queue: Where to call the handler; ``Session/defaultCompletionQueue`` by default
+    ///   (Alamofire uses `.main`, which never runs in a Linux command-line tool or server).
+    @discardableResult
+    public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
+                         completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
+        appendResponseHandler { [self] in
+            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+            let data = buffer.data
+            let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
+            let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
+            queue.async { completionHandler(value) }
+        }
+        return self
+    }
+
+    /// Calls `completionHandler` on `queue` with the response serialized by `responseSerializer`
+    /// (run on the request's serialization queue).
+    @discardableResult
+    public func response<Serializer: DataResponseSerializerProtocol>(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        appendResponseHandler { [self] in
+            serializationQueue.async { [self] in
+                let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+                let data = buffer.data
+                let start = DispatchTime.now().uptimeNanoseconds
+                let result: Result<Serializer.SerializedObject, AFError>
+                do {
+                    result = .success(try responseSerializer.serialize(request: request, response: response, data: data, error: error))
+                } catch {
+                    result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+                }
+                let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let value = DataResponse(request: request, response: response, data: data, metrics: metrics,
+                                         serializationDuration: duration, result: result)
+                queue.async { completionHandler(value) }
+            }
+        }
+        return self
+    }
+
+    /// The body as `Data`; see ``DataResponseSerializer`` for the empty-body rules.
+    @discardableResult
+    public func responseData(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+
+    /// The body as a `String`, decoded with `encoding` or the response's charset.
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDataResponse<String>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+
+    /// The body decoded as `T` with `decoder` (a `JSONDecoder` by default).
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDataResponse<T>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+}
+
+/// The body collected so far; appended on the request's queue, read from any thread.
+final class BodyBuffer: Sendable {
+    private let storage = Mutex<Data?>(nil)
+    func append(_ chunk: Data) { storage.withLock { $0 = ($0 ?? Data()) + chunk } }
+    var data: Data? { storage.withLock { $0 } }
+}
+
+/// Validation closures in the order added.
+final class ValidatorList: Sendable {
+    private let storage = Mutex<[DataRequest.Validation]>([])
+    func append(_ validation: @escaping DataRequest.Validation) { storage.withLock { $0.append(validation) } }
+    var all: [DataRequest.Validation] { storage.withLock { $0 } }
+}

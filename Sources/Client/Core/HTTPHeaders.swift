@@ -1,0 +1,240 @@
+/// An ordered list of HTTP header fields with case-insensitive name lookup.
+///
+/// Order is kept exactly as fields are added, so what you build is what goes on the wire.
+/// Names compare case-insensitively (RFC 9110 §5.1): `headers["content-type"]` finds a field
+/// added as `Content-Type`. Duplicate names are allowed only through ``add(name:value:)``;
+/// ``update(name:value:)`` and the subscript setter keep one field per name.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add(name: "Cookie", value: "a=1")
+/// headers.add(name: "Cookie", value: "b=2")   // two fields named Cookie
+/// headers["accept"]                          // "application/json"
+/// ```
+public struct HTTPHeaders: Equatable, Hashable, Sendable {
+    private var headers: [HTTPHeader] = []
+
+    /// Creates an empty instance.
+    public init() {}
+
+    /// Creates an instance from an array of fields, keeping one field per name.
+    ///
+    /// A later field replaces an earlier one of the same name (compared case-insensitively) at the
+    /// earlier one's position. Use ``add(_:)`` afterwards if you need duplicates.
+    ///
+    /// - Parameter headers: The fields, in order.
+    public init(_ headers: [HTTPHeader]) {
+        headers.forEach { update($0) }
+    }
+
+    /// Creates an instance from a dictionary of names and values.
+    ///
+    /// Dictionaries have no order, so the fields are sorted by name to make the result
+    /// deterministic. Names that differ only in case collapse into one field.
+    ///
+    /// - Parameter dictionary: Names mapped to values.
+    public init(_ dictionary: [String: String]) {
+        dictionary.sorted { $0.key < $1.key }.forEach { update(HTTPHeader(name: $0.key, value: $0.value)) }
+    }
+
+    /// Appends a field, keeping any existing fields with the same name.
+    ///
+    /// - Parameters:
+    ///   - name:  The field name.
+    ///   - value: The field value.
+    public mutating func add(name: String, value: String) {
+        headers.append(HTTPHeader(name: name, value: value))
+    }
+
+    /// Appends a field, keeping any existing fields with the same name.
+    ///
+    /// - Parameter header: The field to append.
+    public mutating func add(_ header: HTTPHeader) {
+        headers.append(header)
+    }
+
+    /// Sets the value for a name, replacing every existing field with that name.
+    ///
+    /// The new field takes the position of the first existing one, or is appended when the name is new.
+    ///
+    /// - Parameters:
+    ///   - name:  The field name, matched case-insensitively.
+    ///   - value: The new value.
+    public mutating func update(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Sets a field, replacing every existing field with the same name.
+    ///
+    /// The new field takes the position of the first existing one, or is appended when the name is new.
+    ///
+    /// - Parameter header: The field to set.
+    public mutating func update(_ header: HTTPHeader) {
+        guard let first = headers.firstIndex(named: header.name) else {
+            headers.append(header)
+            return
+        }
+        headers[first] = header
+        var index = headers.index(after: first)
+        while index < headers.endIndex {
+            if headers[index].hasName(header.name) {
+                headers.remove(at: index)
+            } else {
+                index = headers.index(after: index)
+            }
+        }
+    }
+
+    /// Removes every field with the given name.
+    ///
+    /// - Parameter name: The field name, matched case-insensitively. Nothing happens if absent.
+    public mutating func remove(name: String) {
+        headers.removeAll { $0.hasName(name) }
+    }
+
+    /// Sorts the fields by lowercased name, keeping the relative order of fields with equal names.
+    public mutating func sort() {
+        headers = sortedFields()
+    }
+
+    /// Returns a copy sorted by lowercased name, keeping the relative order of fields with equal names.
+    ///
+    /// - Returns: The sorted copy.
+    public func sorted() -> HTTPHeaders {
+        var copy = HTTPHeaders()
+        copy.headers = sortedFields()
+        return copy
+    }
+
+    /// Returns the value of the first field with the given name.
+    ///
+    /// - Parameter name: The field name, matched case-insensitively.
+    /// - Returns: The first matching value, or `nil` if there is no such field.
+    public func value(for name: String) -> String? {
+        headers.firstIndex(named: name).map { headers[$0].value }
+    }
+
+    /// Returns the values of every field with the given name, in order.
+    ///
+    /// - Parameter name: The field name, matched case-insensitively.
+    /// - Returns: The matching values; empty if there is no such field.
+    public func values(for name: String) -> [String] {
+        headers.filter { $0.hasName(name) }.map(\.value)
+    }
+
+    /// Reads or replaces the value for a name.
+    ///
+    /// Reading returns the first matching value. Setting a value behaves like ``update(name:value:)``;
+    /// setting `nil` behaves like ``remove(name:)``.
+    ///
+    /// - Parameter name: The field name, matched case-insensitively.
+    public subscript(_ name: String) -> String? {
+        get { value(for: name) }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// The fields as a dictionary keyed by name as written.
+    ///
+    /// When several fields share a name (in any case), the last one's value wins, under the last
+    /// one's spelling. Use ``values(for:)`` to see every value.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for header in headers {
+            let folded = header.name.lowercased()
+            if let previous = spelling[folded] {
+                result[previous] = nil
+            }
+            spelling[folded] = header.name
+            result[header.name] = header.value
+        }
+        return result
+    }
+
+    private func sortedFields() -> [HTTPHeader] {
+        // Enumerate first so equal names keep their order: Swift's sort is not guaranteed stable.
+        headers.enumerated()
+            .sorted { lhs, rhs in
+                let left = lhs.element.name.lowercased(), right = rhs.element.name.lowercased()
+                return left == right ? lhs.offset < rhs.offset : left < right
+            }
+            .map(\.element)
+    }
+}
+
+extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+    /// Creates an instance from a dictionary literal, in the literal's order.
+    ///
+    /// Unlike ``init(_:)-(Dictionary<String,String>)``, a literal keeps its written order and may repeat
+    /// a name: `["Cookie": "a=1", "Cookie": "b=2"]` makes two fields.
+    ///
+    /// - Parameter elements: The name and value pairs.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        elements.forEach { add(name: $0.0, value: $0.1) }
+    }
+}
+
+extension HTTPHeaders: ExpressibleByArrayLiteral {
+    /// Creates an instance from an array literal of fields, keeping order and duplicates.
+    ///
+    /// - Parameter elements: The fields.
+    public init(arrayLiteral elements: HTTPHeader...) {
+        headers = elements
+    }
+}
+
+extension HTTPHeaders: Sequence {
+    /// Returns an iterator over the fields in order.
+    ///
+    /// - Returns: The iterator.
+    public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
+        headers.makeIterator()
+    }
+}
+
+extension HTTPHeaders: Collection {
+    /// The position of the first field.
+    public var startIndex: Int { headers.startIndex }
+
+    /// The position one past the last field.
+    public var endIndex: Int { headers.endIndex }
+
+    /// The field at a position.
+    ///
+    /// - Parameter position: A valid index.
+    public subscript(position: Int) -> HTTPHeader { headers[position] }
+
+    /// The position after `i`.
+    ///
+    /// - Parameter i: A valid index before ``endIndex``.
+    /// - Returns: `i + 1`.
+    public func index(after i: Int) -> Int { headers.index(after: i) }
+}
+
+extension HTTPHeaders: BidirectionalCollection, RandomAccessCollection {
+    /// The position before `i`.
+    ///
+    /// - Parameter i: A valid index after ``startIndex``.
+    /// - Returns: `i - 1`.
+    public func index(before i: Int) -> Int { headers.index(before: i) }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// One `Name: Value` line per field, in order.
+    public var description: String {
+        headers.map(\.description).joined(separator: "\n")
+    }
+}
+
+extension [HTTPHeader] {
+    /// The index of the first field named `name`, compared case-insensitively.
+    func firstIndex(named name: String) -> Int? {
+        firstIndex { $0.hasName(name) }
+    }
+}

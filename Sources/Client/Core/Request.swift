@@ -1,0 +1,276 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+/// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
+///
+/// A request moves through ``State`` in one direction (see ``State/canTransition(to:)``); the
+/// transitions and all mutable state live in one mutex, and user callbacks run outside it on the
+/// queue they were given. `Request` is a class for Alamofire's reference semantics; it is
+/// `@unchecked Sendable` because every stored mutable property is inside that mutex.
+public class Request: @unchecked Sendable {
+    /// A request's lifecycle.
+    ///
+    /// `initialized` ─resume─▶ `resumed` ─response end or failure─▶ `finished`;
+    /// `initialized`/`resumed` ─suspend─▶ `suspended` ─resume─▶ `resumed`;
+    /// any state but `finished` ─cancel─▶ `cancelled` (then `finished` once handlers ran).
+    public enum State: Sendable, Hashable {
+        /// Created; nothing sent.
+        case initialized
+        /// Running, or waiting for a connection.
+        case resumed
+        /// Paused before it was sent (an HTTP/1.1 exchange in flight cannot be paused).
+        case suspended
+        /// Cancelled; handlers receive `AFError.explicitlyCancelled`.
+        case cancelled
+        /// Done: the response (or error) was delivered.
+        case finished
+
+        /// Whether moving from this state to `state` is allowed.
+        public func canTransition(to state: State) -> Bool {
+            switch (self, state) {
+            case (.initialized, _): return true
+            case (_, .initialized), (.cancelled, _), (.finished, _): return false
+            case (.resumed, .cancelled), (.suspended, .cancelled), (.resumed, .suspended), (.suspended, .resumed): return true
+            case (.suspended, .suspended), (.resumed, .resumed): return false
+            case (_, .finished): return true
+            }
+        }
+    }
+
+    /// What a validation closure returns.
+    public typealias ValidationResult = Result<Void, any Error>
+
+    /// The request's identity.
+    public let id: UUID
+    /// The serial queue on which the request's internal work runs.
+    public let underlyingQueue: DispatchQueue
+    /// The queue on which response serializers run.
+    public let serializationQueue: DispatchQueue
+    let session: Session
+
+    struct Mutable {
+        var state: State = .initialized
+        var request: URLRequest?
+        var response: HTTPURLResponse?
+        var error: AFError?
+        var metrics: URLSessionTaskMetrics?
+        var exchange: Exchange?
+        /// Response handlers waiting for the request to finish.
+        var pendingHandlers: [@Sendable () -> Void] = []
+        var completed = false
+    }
+    let mutable = Mutex(Mutable())
+
+    init(id: UUID = UUID(), session: Session, underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
+        self.id = id
+        self.session = session
+        self.underlyingQueue = underlyingQueue
+        self.serializationQueue = serializationQueue
+    }
+
+    /// The current state.
+    public var state: State { mutable.withLock { $0.state } }
+    /// Whether the request is initialized and not yet resumed.
+    public var isInitialized: Bool { state == .initialized }
+    /// Whether the request is running.
+    public var isResumed: Bool { state == .resumed }
+    /// Whether the request is suspended.
+    public var isSuspended: Bool { state == .suspended }
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool { state == .cancelled }
+    /// Whether the request finished.
+    public var isFinished: Bool { state == .finished }
+    /// The URLRequest that was (or is being) sent, once it was built.
+    public var request: URLRequest? { mutable.withLock { $0.request } }
+    /// The response head, once received.
+    public var response: HTTPURLResponse? { mutable.withLock { $0.response } }
+    /// The error the request failed with, if it did.
+    public var error: AFError? { mutable.withLock { $0.error } }
+    /// Timings and byte counts of the exchange, once finished.
+    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics } }
+    /// Silent transport retries do not count; Lariat has no user-level retry yet, so always 0.
+    public var retryCount: Int { 0 }
+
+    /// Starts the request (or resumes a suspended one). Requests start on their own when the first
+    /// response handler is added if the session's `startRequestsImmediately` is true (the default).
+    @discardableResult
+    public func resume() -> Self {
+        let start = mutable.withLock { state -> Bool in
+            guard state.state.canTransition(to: .resumed) else { return false }
+            let first = state.state == .initialized || (state.state == .suspended && state.exchange == nil)
+            state.state = .resumed
+            return first
+        }
+        if start { underlyingQueue.async { self.start() } }
+        return self
+    }
+
+    /// Suspends the request if it has not been sent yet; otherwise has no effect.
+    @discardableResult
+    public func suspend() -> Self {
+        mutable.withLock { state in
+            if state.exchange == nil, state.state.canTransition(to: .suspended) { state.state = .suspended }
+        }
+        return self
+    }
+
+    /// Cancels the request: the connection carrying it is closed and handlers receive
+    /// `AFError.explicitlyCancelled`.
+    @discardableResult
+    public func cancel() -> Self {
+        let exchange = mutable.withLock { state -> (Exchange?, Bool)? in
+            guard state.state.canTransition(to: .cancelled) else { return nil }
+            let wasRunning = state.state == .resumed
+            state.state = .cancelled
+            state.error = .explicitlyCancelled
+            return (state.exchange, wasRunning)
+        }
+        guard let (running, _) = exchange else { return self }
+        if let running {
+            running.cancel(pool: session.pool)
+        } else {
+            underlyingQueue.async { self.finish() }
+        }
+        return self
+    }
+
+    // MARK: Subclass hooks
+
+    /// Builds the URLRequest to send; DataRequest overrides.
+    func makeURLRequest() throws -> URLRequest { fatalError("Request subclasses provide makeURLRequest()") }
+    /// Receives the transport's events on `underlyingQueue`.
+    func didReceive(_ event: TransportEvent) {}
+    /// Runs validators once the exchange ended; DataRequest overrides.
+    func runValidators() {}
+
+    // MARK: Lifecycle
+
+    private func start() {
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try makeURLRequest()
+        } catch {
+            let afError = (error as? AFError) ?? AFError.createURLRequestFailed(error: error)
+            mutable.withLock { $0.error = $0.error ?? afError }
+            return finish()
+        }
+        mutable.withLock { $0.request = urlRequest }
+        let transport: TransportRequest
+        do {
+            transport = try session.transportRequest(for: urlRequest)
+        } catch {
+            mutable.withLock { $0.error = $0.error ?? ((error as? AFError) ?? .createURLRequestFailed(error: error)) }
+            return finish()
+        }
+        let exchange = Exchange(request: transport) { [weak self] event in
+            guard let self else { return }
+            self.underlyingQueue.async { self.didReceive(event) }
+        }
+        let proceed = mutable.withLock { state -> Bool in
+            guard state.state == .resumed else { return false }
+            state.exchange = exchange
+            return true
+        }
+        guard proceed else { return finish() }
+        session.pool.execute(exchange)
+    }
+
+    /// Records the response head.
+    func record(head: TransportResponseHead) {
+        guard let url = request?.url else { return }
+        var headers = HTTPHeaders()
+        for field in head.fields { headers.add(name: field.name, value: field.value) }
+        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: "\(head.version)", headers: headers)
+        mutable.withLock { $0.response = response }
+    }
+
+    /// Records the outcome of the exchange.
+    func record(summary: TransportSummary?, failure: TransportError?) {
+        let (request, response) = mutable.withLock { ($0.request, $0.response) }
+        if let summary, let request {
+            mutable.withLock { $0.metrics = URLSessionTaskMetrics.lariat(request: request, response: response, summary: summary) }
+        }
+        if let failure {
+            let afError: AFError = failure.kind == .cancelled
+                ? .explicitlyCancelled
+                : .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: request?.url))
+            mutable.withLock { $0.error = $0.error ?? afError }
+        }
+    }
+
+    /// Marks the request finished and runs every waiting handler.
+    func finish() {
+        runValidators()
+        let handlers = mutable.withLock { state -> [@Sendable () -> Void] in
+            guard !state.completed else { return [] }
+            state.completed = true
+            if state.state != .cancelled { state.state = .finished }  // a cancelled request stays cancelled
+            let handlers = state.pendingHandlers
+            state.pendingHandlers = []
+            return handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Adds a handler that runs once the request finished (at once if it already has), and
+    /// starts the request if the session starts requests on the first handler.
+    func appendResponseHandler(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = mutable.withLock { state -> Bool in
+            if state.completed { return true }
+            state.pendingHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() } else if session.startRequestsImmediately { resume() }
+    }
+}
+
+extension TransportError {
+    /// The `URLError.Code` Apple's URLSession uses for this kind of failure, so RetryPolicy and
+    /// user code branching on codes work unchanged.
+    var urlErrorCode: URLError.Code {
+        switch kind {
+        case .connectionRefused: return .cannotConnectToHost
+        case .hostNotFound: return .cannotFindHost
+        case .timedOut: return .timedOut
+        case .connectionLost: return .networkConnectionLost
+        case .malformedResponse: return .badServerResponse
+        case .tls: return .secureConnectionFailed
+        case .invalidRequest: return .badURL
+        case .cancelled: return .cancelled
+        case .unreachable: return .notConnectedToInternet
+        default: return .cannotConnectToHost
+        }
+    }
+}
+
+extension URLSessionTaskMetrics {
+    /// Metrics of one exchange from the transport's summary.
+    static func lariat(request: URLRequest, response: HTTPURLResponse?, summary: TransportSummary) -> URLSessionTaskMetrics {
+        let t = summary.timings
+        let transaction = URLSessionTaskTransactionMetrics(
+            request: request, response: response,
+            fetchStartDate: t.fetchStart, connectStartDate: t.connectStart,
+            secureConnectionStartDate: t.secureConnectionStart, secureConnectionEndDate: t.secureConnectionEnd,
+            connectEndDate: t.connectEnd, requestStartDate: t.requestStart, requestEndDate: t.requestEnd,
+            responseStartDate: t.responseStart, responseEndDate: t.responseEnd,
+            isReusedConnection: summary.isReusedConnection,
+            countOfRequestHeaderBytesSent: Int64(summary.requestHeaderBytes),
+            countOfRequestBodyBytesSent: Int64(summary.requestBodyBytes),
+            countOfResponseHeaderBytesReceived: Int64(summary.responseHeaderBytes),
+            countOfResponseBodyBytesReceived: Int64(summary.responseBodyBytes),
+            localAddress: summary.localAddress, localPort: summary.localPort,
+            remoteAddress: summary.remoteAddress, remotePort: summary.remotePort,
+            negotiatedTLSCipherSuite: summary.tlsCipher
+        )
+        let end = t.responseEnd ?? Date()
+        return URLSessionTaskMetrics(
+            taskInterval: DateInterval(start: t.fetchStart, end: max(end, t.fetchStart)),
+            transactionMetrics: [transaction]
+        )
+    }
+}

@@ -1,0 +1,197 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Wire
+import EventLoop
+import TLS
+
+/// Alamofire's `AF`: the default session.
+public let AF = Session.default
+
+/// Modifies a URLRequest before it is sent.
+public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
+
+/// Creates and runs requests over Lariat's own transport; shares connections between them.
+///
+/// A thin façade: request building happens in the request types, connection handling in
+/// `ConnectionPool`, the HTTP/1.1 exchange in `HTTP1Connection`.
+public final class Session: Sendable {
+    /// The shared default session, used by ``AF``.
+    public static let `default` = Session()
+
+    /// The queue completion handlers run on unless given another: a serial queue owned by Lariat.
+    ///
+    /// Alamofire defaults to `DispatchQueue.main`, which runs only under a main run loop or
+    /// `dispatchMain()`: a Linux command-line tool or server would wait forever. Pass `.main`
+    /// explicitly where a main loop runs.
+    public static let defaultCompletionQueue = DispatchQueue(label: "org.lariat.completion")
+
+    /// The configuration the session was created with (a copy: later changes to the original
+    /// do not affect the session).
+    public let configuration: URLSessionConfiguration
+    /// The serial queue that all requests' internal queues target.
+    public let rootQueue: DispatchQueue
+    /// Whether requests start when their first response handler is added. `true` by default.
+    public let startRequestsImmediately: Bool
+    /// The queue response serializers run on; `rootQueue` when `nil`.
+    public let serializationQueue: DispatchQueue?
+    let pool: ConnectionPool
+    private let settings: URLSessionConfiguration.Settings
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - configuration: Timeouts, default headers and connections per host;
+    ///     `URLSessionConfiguration.af.default` by default (Lariat's User-Agent and Accept headers).
+    ///   - rootQueue: The serial queue requests' work targets.
+    ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
+    ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).
+    ///   - eventLoopGroup: The loops connections live on; ``EventLoopGroup/shared`` by default.
+    public init(
+        configuration: URLSessionConfiguration = .af.default,
+        rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
+        startRequestsImmediately: Bool = true,
+        serializationQueue: DispatchQueue? = nil,
+        eventLoopGroup: EventLoopGroup = .shared
+    ) {
+        self.configuration = configuration.copy()
+        self.settings = configuration.settings
+        self.rootQueue = rootQueue
+        self.startRequestsImmediately = startRequestsImmediately
+        self.serializationQueue = serializationQueue
+        var poolConfiguration = ConnectionPool.Configuration()
+        poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
+        poolConfiguration.tlsContext = try? TLSClientContext(configuration: TLSConfiguration(), sessionCache: TLSSessionCache())
+        self.pool = ConnectionPool(group: eventLoopGroup, configuration: poolConfiguration)
+    }
+
+    deinit {
+        pool.closeIdleConnections()
+    }
+
+    // MARK: Requests
+
+    /// Creates a request for `convertible` with `[String: Any]` parameters encoded by `encoding`.
+    /// - Parameters:
+    ///   - convertible: The URL.
+    ///   - method: `.get` by default.
+    ///   - parameters: Encoded into the query or body; `nil` by default.
+    ///   - encoding: `URLEncoding.default` by default.
+    ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func request(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        let box = ParametersBox(parameters)
+        let convertible = ClosureRequestConvertible {
+            let request = try URLRequest(url: convertible, method: method, headers: headers)
+            return try encoding.encode(request, with: box.parameters)
+        }
+        return DataRequest(convertible: convertible, modifier: requestModifier, session: self)
+    }
+
+    /// Creates a request for `convertible` with `Encodable` parameters encoded by `encoder`.
+    /// - Parameters:
+    ///   - convertible: The URL.
+    ///   - method: `.get` by default.
+    ///   - parameters: Encoded into the query or body; `nil` by default.
+    ///   - encoder: `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func request<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        let convertible = ClosureRequestConvertible {
+            let request = try URLRequest(url: convertible, method: method, headers: headers)
+            return try encoder.encode(parameters, into: request)
+        }
+        return DataRequest(convertible: convertible, modifier: requestModifier, session: self)
+    }
+
+    /// Creates a request from a URLRequest or another `URLRequestConvertible`.
+    public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+        DataRequest(convertible: convertible, modifier: nil, session: self)
+    }
+
+    // MARK: Mapping to the wire
+
+    /// Turns a URLRequest into what the transport sends: default headers added, framing decided,
+    /// fields checked for injection by Wire when serialized.
+    func transportRequest(for request: URLRequest) throws -> TransportRequest {
+        guard let url = request.url else { throw AFError.invalidURL(url: "") }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw AFError.invalidURL(url: url)
+        }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else { throw AFError.invalidURL(url: url) }
+        let isTLS = scheme == "https"
+        let port = url.port ?? (isTLS ? 443 : 80)
+        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let hostForHeader = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
+        var authority = (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
+
+        var headers = request.headers
+        for (name, value) in settings.httpAdditionalHeaders ?? [:] where headers.value(for: name) == nil {
+            headers.add(name: name, value: value)
+        }
+        var fields: [(name: String, value: String)] = []
+        var chunked = false
+        for header in headers {
+            switch header.name.lowercased() {
+            case "host": authority = header.value
+            case "content-length": continue  // written from the body
+            case "transfer-encoding": chunked = header.value.lowercased().contains("chunked")
+            default: fields.append((header.name, header.value))
+            }
+        }
+        let method = request.httpMethod ?? "GET"
+        let body = request.httpBody
+        let framing: RequestFraming
+        if let body {
+            framing = chunked ? .contentLength(body.count) : .contentLength(body.count)
+        } else if ["POST", "PUT", "PATCH"].contains(method) {
+            framing = .contentLength(0)
+        } else {
+            framing = .none
+        }
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        let timeout = request.timeoutInterval > 0 ? request.timeoutInterval : settings.timeoutIntervalForRequest
+        return TransportRequest(
+            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
+            head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
+            body: body,
+            isIdempotent: ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method),
+            idleTimeout: .milliseconds(Int64(timeout * 1000)),
+            connectTimeout: .milliseconds(Int64(timeout * 1000))
+        )
+    }
+}
+
+/// Builds a URLRequest lazily, when the request starts.
+struct ClosureRequestConvertible: URLRequestConvertible {
+    let make: @Sendable () throws -> URLRequest
+    init(_ make: @escaping @Sendable () throws -> URLRequest) { self.make = make }
+    func asURLRequest() throws -> URLRequest { try make() }
+}
+
+/// Carries `[String: Any]` parameters into the request's builder. `Parameters` is not Sendable;
+/// the dictionary is only read once, by the builder, on the request's queue.
+struct ParametersBox: @unchecked Sendable {
+    let parameters: Parameters?
+    init(_ parameters: Parameters?) { self.parameters = parameters }
+}

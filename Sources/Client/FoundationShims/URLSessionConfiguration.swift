@@ -1,0 +1,138 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Synchronization
+
+/// Settings for a session: timeouts, extra header fields and connection limits.
+///
+/// Lariat's own `URLSessionConfiguration` (Foundation's lives in FoundationNetworking on Linux,
+/// which Lariat never links). Like Foundation's, it is a mutable class you adjust before creating
+/// a session, and a session takes a snapshot when it is created: later changes do not affect it.
+///
+/// ```swift
+/// let configuration = URLSessionConfiguration.af.default
+/// configuration.timeoutIntervalForRequest = 10
+/// let session = Session(configuration: configuration)
+/// ```
+///
+/// Thread-safe: every property is guarded by a lock.
+public final class URLSessionConfiguration: Sendable {
+    /// A snapshot of every setting, as a session reads them.
+    struct Settings: Sendable, Equatable {
+        var timeoutIntervalForRequest: TimeInterval = 60
+        var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
+        var httpAdditionalHeaders: [String: String]?
+        var httpMaximumConnectionsPerHost = 6
+        var httpShouldUsePipelining = false
+        var httpShouldSetCookies = true
+        var allowsCellularAccess = true
+        var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
+        var isEphemeral = false
+    }
+
+    private let state: Mutex<Settings>
+
+    private init(_ settings: Settings) {
+        state = Mutex(settings)
+    }
+
+    /// A new configuration with the default settings. Each access returns a new instance.
+    public class var `default`: URLSessionConfiguration {
+        URLSessionConfiguration(Settings())
+    }
+
+    /// A new configuration that keeps no persistent state (no disk cache or cookie store).
+    /// Lariat keeps none anyway, so this differs from ``default`` only in its name. Each access
+    /// returns a new instance.
+    public class var ephemeral: URLSessionConfiguration {
+        var settings = Settings()
+        settings.isEphemeral = true
+        return URLSessionConfiguration(settings)
+    }
+
+    /// All settings at once, read under a single lock acquisition.
+    var settings: Settings {
+        state.withLock { $0 }
+    }
+
+    /// A new configuration with the same settings.
+    ///
+    /// - Returns: An independent copy.
+    func copy() -> URLSessionConfiguration {
+        URLSessionConfiguration(settings)
+    }
+
+    /// Seconds a request may wait for more data before failing with `URLError.timedOut`. `60` by
+    /// default. A request's own `timeoutInterval`, when set, takes precedence.
+    public var timeoutIntervalForRequest: TimeInterval {
+        get { state.withLock { $0.timeoutIntervalForRequest } }
+        set { state.withLock { $0.timeoutIntervalForRequest = newValue } }
+    }
+
+    /// Seconds a whole request, retries included, may take. Seven days by default.
+    public var timeoutIntervalForResource: TimeInterval {
+        get { state.withLock { $0.timeoutIntervalForResource } }
+        set { state.withLock { $0.timeoutIntervalForResource = newValue } }
+    }
+
+    /// Header fields added to every request that does not already set them. `nil` by default.
+    ///
+    /// Keys and values are stored as strings: non-string values are converted with
+    /// `String(describing:)`, and entries whose key is not a `String` are dropped.
+    public var httpAdditionalHeaders: [AnyHashable: Any]? {
+        get { state.withLock { $0.httpAdditionalHeaders }.map { $0.reduce(into: [:]) { $0[$1.key] = $1.value } } }
+        set {
+            let converted = newValue.map { dictionary in
+                dictionary.reduce(into: [String: String]()) { result, entry in
+                    guard let key = entry.key.base as? String else { return }
+                    result[key] = entry.value as? String ?? String(describing: entry.value)
+                }
+            }
+            state.withLock { $0.httpAdditionalHeaders = converted }
+        }
+    }
+
+    /// The most simultaneous connections to one host. `6` by default.
+    public var httpMaximumConnectionsPerHost: Int {
+        get { state.withLock { $0.httpMaximumConnectionsPerHost } }
+        set { state.withLock { $0.httpMaximumConnectionsPerHost = newValue } }
+    }
+
+    /// Whether requests may be pipelined. `false` by default; Lariat never pipelines, so this is recorded only.
+    public var httpShouldUsePipelining: Bool {
+        get { state.withLock { $0.httpShouldUsePipelining } }
+        set { state.withLock { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// Whether requests send and store cookies. `true` by default.
+    public var httpShouldSetCookies: Bool {
+        get { state.withLock { $0.httpShouldSetCookies } }
+        set { state.withLock { $0.httpShouldSetCookies = newValue } }
+    }
+
+    /// Whether cellular interfaces may be used. `true` by default; ignored on Linux.
+    public var allowsCellularAccess: Bool {
+        get { state.withLock { $0.allowsCellularAccess } }
+        set { state.withLock { $0.allowsCellularAccess = newValue } }
+    }
+
+    /// The cache policy for requests that do not set one. ``URLRequest/CachePolicy/useProtocolCachePolicy``
+    /// by default; Lariat has no cache yet, so every policy loads from the network.
+    public var requestCachePolicy: URLRequest.CachePolicy {
+        get { state.withLock { $0.requestCachePolicy } }
+        set { state.withLock { $0.requestCachePolicy = newValue } }
+    }
+}
+
+extension URLSessionConfiguration {
+    /// ``httpAdditionalHeaders`` as ``HTTPHeaders``, sorted by name. Setting replaces them.
+    public var headers: HTTPHeaders {
+        get { state.withLock { $0.httpAdditionalHeaders }.map(HTTPHeaders.init) ?? HTTPHeaders() }
+        set {
+            let dictionary = newValue.dictionary
+            state.withLock { $0.httpAdditionalHeaders = dictionary }
+        }
+    }
+}

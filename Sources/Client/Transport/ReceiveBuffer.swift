@@ -1,0 +1,56 @@
+// The connection's receive buffer: bytes the parser has not consumed yet, at the front of one
+// array that is reused for the connection's life (STYLE.md §4: a reader index and amortised
+// compaction, never removeFirst per message).
+
+/// Owned bytes with a reader and a writer index.
+struct ReceiveBuffer {
+    private var storage: [UInt8]
+    private var readerIndex = 0
+    private var writerIndex = 0
+
+    /// Creates a buffer; it grows when a message head needs more room.
+    init(capacity: Int) {
+        storage = [UInt8](repeating: 0, count: capacity)
+    }
+
+    /// Bytes received and not consumed.
+    var readableCount: Int { writerIndex - readerIndex }
+
+    /// Calls `body` with free space at the end, moving unread bytes to the front or growing first
+    /// when less than `minimum` bytes are free; `body` returns how many bytes it wrote.
+    @discardableResult
+    mutating func write(minimum: Int = 4096, _ body: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+        if storage.count - writerIndex < minimum {
+            compact()
+            if storage.count - writerIndex < minimum { storage.append(contentsOf: repeatElement(0, count: storage.count)) }
+        }
+        let start = writerIndex
+        let written = storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        writerIndex += written
+        return written
+    }
+
+    /// Calls `body` with the unread bytes.
+    func withReadableBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[readerIndex..<writerIndex])) }
+    }
+
+    /// Marks `count` bytes as consumed.
+    mutating func consume(_ count: Int) {
+        readerIndex += count
+        if readerIndex == writerIndex {
+            readerIndex = 0
+            writerIndex = 0
+        }
+    }
+
+    private mutating func compact() {
+        guard readerIndex > 0 else { return }
+        let count = writerIndex - readerIndex
+        storage.withUnsafeMutableBytes { raw in
+            raw.baseAddress!.copyMemory(from: raw.baseAddress! + readerIndex, byteCount: count)
+        }
+        readerIndex = 0
+        writerIndex = count
+    }
+}

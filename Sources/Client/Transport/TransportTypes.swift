@@ -1,0 +1,140 @@
+// Values that cross the boundary between the Alamofire-shaped API and the transport. The
+// transport knows nothing of URLRequest or DataRequest: Session maps a URLRequest to a
+// TransportRequest, and TransportEvents back to HTTPURLResponse, Data and metrics.
+
+import FoundationEssentials
+import Wire
+import EventLoop
+import TLS
+
+/// The pool key: connections are shared per (scheme, host, port).
+struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
+    var isTLS: Bool
+    var host: String
+    var port: Int
+    var description: String { "\(isTLS ? "https" : "http")://\(host):\(port)" }
+}
+
+/// One request, ready for the wire.
+struct TransportRequest: Sendable {
+    var key: ConnectionKey
+    var head: RequestHead
+    var body: Data?
+    /// RFC 9110 §9.2.2: may be retried silently when a reused connection fails before any byte
+    /// of the response arrived.
+    var isIdempotent: Bool
+    /// Longest silence while waiting for the server (Foundation's `timeoutIntervalForRequest`).
+    var idleTimeout: Duration
+    /// Limit on establishing a new connection (name resolution, TCP, TLS).
+    var connectTimeout: Duration
+}
+
+/// Timestamps of one exchange, for URLSessionTaskMetrics.
+struct TransportTimings: Sendable {
+    var fetchStart = Date()
+    var connectStart: Date?
+    var connectEnd: Date?
+    var secureConnectionStart: Date?
+    var secureConnectionEnd: Date?
+    var requestStart: Date?
+    var requestEnd: Date?
+    var responseStart: Date?
+    var responseEnd: Date?
+}
+
+/// What the transport tells the request, in order: one head, body chunks, then end or failure.
+enum TransportEvent: Sendable {
+    case head(TransportResponseHead)
+    case body(Data)
+    case end(TransportSummary)
+    case failure(TransportError, TransportSummary?)
+}
+
+/// A response head copied out of the receive buffer.
+struct TransportResponseHead: Sendable {
+    var status: Int
+    var version: HTTPVersion
+    var reason: String
+    var fields: [(name: String, value: String)]
+}
+
+/// Facts about a finished exchange.
+struct TransportSummary: Sendable {
+    var timings: TransportTimings
+    var trailers: [(name: String, value: String)] = []
+    var isReusedConnection: Bool
+    var localAddress: String?
+    var remoteAddress: String?
+    var remotePort: Int?
+    var localPort: Int?
+    var requestHeaderBytes = 0
+    var requestBodyBytes = 0
+    var responseHeaderBytes = 0
+    var responseBodyBytes = 0
+    var tlsVersion: String?
+    var tlsCipher: String?
+}
+
+/// A transport failure: what went wrong, at which step, and the lower layer's own error.
+///
+/// Travels as the underlying error of the `URLError` inside `AFError.sessionTaskFailed`:
+/// `(afError.underlyingError as? URLError)?.underlyingError as? TransportError`.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// The class of failure; each maps to one `URLError.Code`.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The name of the kind.
+        public var description: String { name }
+        /// Nothing listens at the address (ECONNREFUSED): `.cannotConnectToHost`.
+        public static let connectionRefused = Kind("connection refused")
+        /// The host name does not resolve: `.cannotFindHost`.
+        public static let hostNotFound = Kind("unknown host")
+        /// A connect or idle deadline passed: `.timedOut`.
+        public static let timedOut = Kind("timed out")
+        /// The server closed or reset the connection before the response was complete:
+        /// `.networkConnectionLost`.
+        public static let connectionLost = Kind("connection lost")
+        /// The response broke HTTP/1.1 (the Wire rule is the underlying error): `.badServerResponse`.
+        public static let malformedResponse = Kind("malformed response")
+        /// The TLS handshake or record layer failed, or the certificate was not trusted:
+        /// `.secureConnectionFailed` or a certificate code.
+        public static let tls = Kind("TLS failure")
+        /// The request could not be written (header injection, bad method): `.badURL`.
+        public static let invalidRequest = Kind("invalid request")
+        /// The request was cancelled: `.cancelled`.
+        public static let cancelled = Kind("cancelled")
+        /// The network is unreachable: `.notConnectedToInternet`.
+        public static let unreachable = Kind("network unreachable")
+        /// Any other socket failure: `.cannotConnectToHost` while connecting, else `.networkConnectionLost`.
+        public static let other = Kind("socket error")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// A readable explanation.
+    public let detail: String
+    /// The lower layer's error: a `SocketError`, `WireError` or `TLSError`, or `nil`.
+    public let underlying: (any Error & Sendable)?
+
+    init(_ kind: Kind, _ detail: String, underlying: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.underlying = underlying
+    }
+
+    /// `"<kind>: <detail>"`.
+    public var description: String { "\(kind): \(detail)" }
+
+    /// Classifies a socket error raised while connecting.
+    static func connecting(_ error: SocketError, host: String) -> TransportError {
+        switch error.kind {
+        case .connectionRefused: return TransportError(.connectionRefused, "could not connect to \(host): connection refused", underlying: error)
+        case .hostNotFound: return TransportError(.hostNotFound, "could not resolve host \(host)", underlying: error)
+        case .timedOut: return TransportError(.timedOut, "connecting to \(host) timed out", underlying: error)
+        case .cancelled: return TransportError(.cancelled, "cancelled while connecting", underlying: error)
+        case .networkUnreachable, .hostUnreachable: return TransportError(.unreachable, "\(host) is unreachable: \(error)", underlying: error)
+        default: return TransportError(.other, "could not connect to \(host): \(error)", underlying: error)
+        }
+    }
+}

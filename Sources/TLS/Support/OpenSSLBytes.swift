@@ -1,0 +1,77 @@
+internal import COpenSSL
+
+/// Small helpers that move bytes between Swift arrays and OpenSSL objects.
+/// Every pointer handed to OpenSSL lives only inside the closure that created it.
+enum OpenSSLBytes {
+    /// SHA-256 of `bytes` through OpenSSL's EVP interface.
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
+        }
+        // EVP_Digest with a built-in algorithm only fails on allocation failure.
+        precondition(ok == 1, "EVP_Digest(SHA-256) failed: \(OpenSSLError.drain())")
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// Creates a read-only memory BIO over a copy of `bytes` and passes it to `body`.
+    static func withReadBIO<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws(TLSError) -> R) throws(TLSError) -> R {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw TLSError.drainingQueue(.configuration, "BIO_new failed") }
+        defer { BIO_free(bio) }
+        if !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { BIO_write(bio, $0.baseAddress, Int32($0.count)) }
+            guard written == Int32(bytes.count) else { throw TLSError.drainingQueue(.configuration, "BIO_write failed") }
+        }
+        return try body(bio)
+    }
+
+    /// Runs `body` with a fresh memory BIO and returns everything it wrote to it.
+    static func collectingBIO(_ body: (OpaquePointer) -> Void) -> [UInt8] {
+        guard let bio = BIO_new(BIO_s_mem()) else { return [] }
+        defer { BIO_free(bio) }
+        body(bio)
+        var data: UnsafeMutablePointer<CChar>? = nil
+        let length = lariat_BIO_get_mem_data(bio, &data)
+        guard length > 0, let data else { return [] }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    /// Serializes an object with one of OpenSSL's `i2d_*` functions.
+    static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8] {
+        let length = encode(nil)
+        guard length > 0 else { return [] }
+        var output = [UInt8](repeating: 0, count: Int(length))
+        let written = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return encode(&cursor)
+        }
+        return written == length ? output : []
+    }
+
+    /// Parses DER with one of OpenSSL's `d2i_*` functions; `nil` when the bytes are malformed
+    /// or have trailing data (the object is then released with `free`).
+    static func parseDER(
+        _ bytes: [UInt8],
+        _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+        free: (OpaquePointer) -> Void
+    ) -> OpaquePointer? {
+        bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            guard let base = buffer.baseAddress else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let object = decode(&cursor, buffer.count) else { return nil }
+            guard cursor == base + buffer.count else {
+                free(object)
+                return nil
+            }
+            return object
+        }
+    }
+
+    /// The bytes of an ASN1_STRING (IA5String, OCTET STRING, ...).
+    static func asn1StringBytes(_ string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
+        let length = Int(ASN1_STRING_length(string))
+        guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: length))
+    }
+}

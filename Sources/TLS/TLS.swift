@@ -1,1 +1,0 @@
-// TLS module (work in progress on its own branch).

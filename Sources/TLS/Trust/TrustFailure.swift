@@ -1,0 +1,124 @@
+internal import COpenSSL
+
+/// Why a certificate chain was not trusted: which check failed, OpenSSL's code and text,
+/// and where in the chain.
+///
+/// Compare ``reason`` with the static members of ``Reason``; ``code`` keeps the exact
+/// `X509_V_ERR_*` value for logs and for reasons without a named member (``Reason/other``).
+public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The check that failed. A struct around a private enum so reasons can be added.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case expired, notYetValid, hostnameMismatch, untrustedRoot, selfSigned
+            case incompleteChain, weakKeyOrSignature, revoked, revocationUnknown, other
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// A certificate's notAfter lies in the past (`X509_V_ERR_CERT_HAS_EXPIRED`).
+        public static let expired = Reason(.expired)
+        /// A certificate's notBefore lies in the future (`X509_V_ERR_CERT_NOT_YET_VALID`).
+        public static let notYetValid = Reason(.notYetValid)
+        /// The leaf's subjectAltName entries do not cover the host or IP address, or the leaf has
+        /// no subjectAltName at all (the subject CN is never consulted), or the two independent
+        /// checks (OpenSSL's and ``HostnameMatcher``) disagreed.
+        public static let hostnameMismatch = Reason(.hostnameMismatch)
+        /// The chain ends in a root that is not a trust anchor (`SELF_SIGNED_CERT_IN_CHAIN`,
+        /// `CERT_UNTRUSTED`, `CERT_REJECTED`, `UNABLE_TO_GET_ISSUER_CERT`).
+        public static let untrustedRoot = Reason(.untrustedRoot)
+        /// The leaf is self-signed and not itself a trust anchor (`DEPTH_ZERO_SELF_SIGNED_CERT`).
+        public static let selfSigned = Reason(.selfSigned)
+        /// The issuer of some certificate could not be found among the certificates the peer sent
+        /// or the anchors (`UNABLE_TO_GET_ISSUER_CERT_LOCALLY`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`):
+        /// usually a server that does not send its intermediate, or a root that is not trusted.
+        public static let incompleteChain = Reason(.incompleteChain)
+        /// A key or signature algorithm is below the security level (`EE_KEY_TOO_SMALL`,
+        /// `CA_KEY_TOO_SMALL`, `CA_MD_TOO_WEAK`): RSA under 2048 bits or SHA-1 at level 2.
+        public static let weakKeyOrSignature = Reason(.weakKeyOrSignature)
+        /// A CRL or a verified OCSP response says the certificate is revoked.
+        public static let revoked = Reason(.revoked)
+        /// Revocation status was required but could not be established: CRL missing, stale or
+        /// badly signed; OCSP response missing, stale, badly signed or answering "unknown".
+        public static let revocationUnknown = Reason(.revocationUnknown)
+        /// Any other verification error; see ``TrustFailure/code`` and ``TrustFailure/message``.
+        public static let other = Reason(.other)
+
+        /// The reason's name, such as `expired`.
+        public var description: String { base.rawValue }
+    }
+
+    /// The check that failed.
+    public let reason: Reason
+
+    /// The `X509_V_ERR_*` code OpenSSL reported, or `0` when the failure was found by Swift code
+    /// (the hostname cross-check, an OCSP verdict).
+    public let code: Int32
+
+    /// OpenSSL's text for ``code`` or our own explanation.
+    public let message: String
+
+    /// Position in the chain of the certificate that failed, 0 for the leaf; `nil` when the
+    /// failure is not tied to one certificate.
+    public let depth: Int?
+
+    /// Creates a failure.
+    ///
+    /// - Parameters:
+    ///   - reason: the check that failed.
+    ///   - code: the `X509_V_ERR_*` code, `0` when none applies.
+    ///   - message: a human-readable explanation.
+    ///   - depth: chain position (0 = leaf) of the offending certificate, `nil` when not applicable.
+    public init(reason: Reason, code: Int32 = 0, message: String, depth: Int? = nil) {
+        self.reason = reason
+        self.code = code
+        self.message = message
+        self.depth = depth
+    }
+
+    /// `reason (code N at depth D): message`.
+    public var description: String {
+        var text = "\(reason)"
+        if code != 0 { text += " (X509_V_ERR \(code)" + (depth.map { " at depth \($0)" } ?? "") + ")" }
+        return text + ": " + message
+    }
+
+    /// Maps an `X509_V_ERR_*` code to a failure, keeping OpenSSL's text.
+    ///
+    /// - Parameters:
+    ///   - code: the verification error code; must not be `X509_V_OK`.
+    ///   - depth: chain position reported by `X509_STORE_CTX_get_error_depth`.
+    static func fromVerifyCode(_ code: Int32, depth: Int?) -> TrustFailure {
+        let message = String(cString: X509_verify_cert_error_string(Int(code)))
+        return TrustFailure(reason: reason(forVerifyCode: code), code: code, message: message, depth: depth)
+    }
+
+    /// The named reason for an `X509_V_ERR_*` code; codes without a name map to ``Reason/other``.
+    static func reason(forVerifyCode code: Int32) -> Reason {
+        switch code {
+        case X509_V_ERR_CERT_HAS_EXPIRED:
+            return .expired
+        case X509_V_ERR_CERT_NOT_YET_VALID:
+            return .notYetValid
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+            return .hostnameMismatch
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+            return .selfSigned
+        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_CERT_UNTRUSTED, X509_V_ERR_CERT_REJECTED,
+            X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+            return .untrustedRoot
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            return .incompleteChain
+        case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL, X509_V_ERR_CA_MD_TOO_WEAK:
+            return .weakKeyOrSignature
+        case X509_V_ERR_CERT_REVOKED:
+            return .revoked
+        case X509_V_ERR_UNABLE_TO_GET_CRL, X509_V_ERR_CRL_NOT_YET_VALID, X509_V_ERR_CRL_HAS_EXPIRED,
+            X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE, X509_V_ERR_CRL_SIGNATURE_FAILURE,
+            X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER, X509_V_ERR_DIFFERENT_CRL_SCOPE,
+            X509_V_ERR_OCSP_VERIFY_NEEDED, X509_V_ERR_OCSP_VERIFY_FAILED, X509_V_ERR_OCSP_CERT_UNKNOWN:
+            return .revocationUnknown
+        default:
+            return .other
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Shared test servers (work in progress).

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The test command (README "Run the tests"): works on a fresh machine.
+#  1. installs test dependencies (apt: nginx, curl, wrk, valgrind, openssl...; PyPI: httpbin +
+#     gunicorn into .build-venv/),
+#  2. starts httpbin on a free loopback port (stopped by PID on exit),
+#  3. swift test with the default traits (full Foundation for URLError & co.),
+#  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
+#  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
+#  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
+#  7. prints the Wire parser benchmark figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+bash scripts/install-test-deps.sh
+bash scripts/httpbin.sh start
+cleanup() { bash "$root/scripts/httpbin.sh" stop || true; }
+trap cleanup EXIT
+export LARIAT_HTTPBIN="http://127.0.0.1:$(cat .build-test/httpbin.port)"
+echo "httpbin at $LARIAT_HTTPBIN"
+
+echo "== swift build (default traits), warnings are errors"
+swift build --build-tests 2>&1 | tee .build-test/build.log
+if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" >/dev/null; then
+    echo "build produced warnings" >&2
+    exit 1
+fi
+
+echo "== swift test (default traits: FullFoundation)"
+swift test --skip-build 2>&1 | tee .build-test/test.log
+grep -qE "Test run with [0-9]+ tests? .*passed" .build-test/test.log
+
+echo "== swift test --disable-default-traits (FoundationEssentials only): Client suite"
+swift test --disable-default-traits --scratch-path .build-minimal --filter ClientTests 2>&1 | tail -5
+
+echo "== minimal fetch binary"
+bash scripts/check-fetch-binary.sh
+
+if [ -x Fuzz/run.sh ]; then
+    echo "== fuzz the Wire parser for 60 s"
+    bash Fuzz/run.sh parser 60
+fi
+
+echo "== Wire benchmark"
+swift build -c release --product wire-bench >/dev/null
+.build/release/wire-bench --iterations 500000
