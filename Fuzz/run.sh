@@ -46,13 +46,14 @@ before=$(findings)
 
 log="$artifacts/last-run.log"
 status=0
+SECONDS=0
 "$binary" -max_total_time="$seconds" -dict=http.dict -artifact_prefix="$artifacts/" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$@" "$work" "corpus/$target" >"$log" 2>&1 || status=$?
 
 executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
 coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*' <<<"$last" || true)
-echo "fuzz $target: ${executions:-0} executions in ${seconds}s; ${coverage:-no coverage line}"
+echo "fuzz $target: ${executions:-0} executions in ${SECONDS}s; ${coverage:-no coverage line}"
 
 if [[ $status -ne 0 || $(findings) -gt $before ]]; then
     echo "fuzz $target: FINDING (libFuzzer exit status $status); end of $log:" >&2

@@ -1,7 +1,9 @@
 // The reference's reading of a whole stream, for the reverse direction of the differential: the
 // complete, valid responses (within every limit) at the start of a stream are exactly what the
 // parser must report first; when every byte belongs to such responses and every request is
-// answered, the parser must report exactly those events and no error. (The forward direction, in
+// answered, the parser must report exactly those events and no error; and when the stream ends
+// between responses with a request unanswered, or bytes follow the last expected response, it
+// must fail with that (RFC 9112 §6.3, last paragraph; §9.6). (The forward direction, in
 // StreamOracles, checks that whatever the parser accepted is valid; together they leave no room
 // for the parser to reject a good response or to accept a bad one.)
 
@@ -14,6 +16,24 @@ enum ReferenceStream {
         var events: [Event] = []
         /// Whether those responses are the whole stream and answer every request.
         var clean = false
+        /// The failure that must follow `events`, when the reference can tell.
+        var failure: Event?
+
+        /// The parser's complete transcript, when the reference can tell.
+        var transcript: [Event]? {
+            if clean { return events }
+            return failure.map { events + [$0] }
+        }
+
+        mutating func end(_ s: [UInt8], at pos: Int, pending: Int) {
+            if pos < s.count {
+                failure = .failed(.unsolicitedData, offset: pos)
+            } else if pending > 0 {
+                failure = .failed(.closedBeforeResponse, offset: nil)
+            } else {
+                clean = true
+            }
+        }
     }
 
     /// Reads `s` as the responses to `methods`, parsed under `limits`.
@@ -24,6 +44,12 @@ enum ReferenceStream {
         var pos = 0
         var interims = 0
         while let method = pending.first {
+            if pos == s.count {
+                // Between responses (interim ones included, which answer nothing).
+                reading.events = events
+                reading.end(s, at: pos, pending: pending.count)
+                return reading
+            }
             guard let end = ReferenceSection.end(of: s[pos...], isHeader: true),
                   end - pos <= limits.maxHeaderSectionSize,
                   let statusLineEnd = s[pos...].firstIndex(of: 0x0A), statusLineEnd + 1 - pos <= limits.maxStatusLineLength,
@@ -68,11 +94,11 @@ enum ReferenceStream {
             reading.events = events
             // After a response that closes the connection, nothing may follow and nothing may wait.
             if !head.keepAlive {
-                reading.clean = pos == s.count && pending.isEmpty
+                reading.end(s, at: pos, pending: pending.count)
                 return reading
             }
         }
-        reading.clean = pos == s.count
+        reading.end(s, at: pos, pending: 0)
         return reading
     }
 }

@@ -75,8 +75,11 @@ struct Transcript {
     var spans: [Range<Int>] = []
 
     mutating func append(_ event: Event, span: Range<Int>) {
-        if case .body(let more) = event, case .body(let previous)? = events.last {
-            events[events.count - 1] = .body(previous + more)
+        if case .body(let more) = event, case .body(var previous)? = events.last {
+            // Taken out first, so the array is uniquely referenced and grows in place.
+            events.removeLast()
+            previous += more
+            events.append(.body(previous))
             spans[spans.count - 1] = spans[spans.count - 1].lowerBound..<span.upperBound
         } else {
             events.append(event)
