@@ -187,7 +187,13 @@ public class DataRequest: Request, @unchecked Sendable {
 /// The body collected so far; appended on the request's queue, read from any thread.
 final class BodyBuffer: Sendable {
     private let storage = Mutex<Data?>(nil)
-    func append(_ chunk: Data) { storage.withLock { $0 = ($0 ?? Data()) + chunk } }
+    /// Appends in place: `($0 ?? Data()) + chunk` built a new Data per chunk, which made a
+    /// 100 MiB download copy quadratically.
+    func append(_ chunk: Data) {
+        storage.withLock { data in
+            if data == nil { data = chunk } else { data!.append(chunk) }
+        }
+    }
     var data: Data? { storage.withLock { $0 } }
 }
 

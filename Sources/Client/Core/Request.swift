@@ -144,7 +144,8 @@ public class Request: @unchecked Sendable {
 
     /// Builds the URLRequest to send; DataRequest overrides.
     func makeURLRequest() throws -> URLRequest { fatalError("Request subclasses provide makeURLRequest()") }
-    /// Receives the transport's events on `underlyingQueue`.
+    /// Receives the transport's events: the head and body chunks on the connection's loop (keep
+    /// it quick and thread-safe), the end or failure on `underlyingQueue`.
     func didReceive(_ event: TransportEvent) {}
     /// Runs validators once the exchange ended; DataRequest overrides.
     func runValidators() {}
@@ -170,7 +171,15 @@ public class Request: @unchecked Sendable {
         }
         let exchange = Exchange(request: transport) { [weak self] event in
             guard let self else { return }
-            self.underlyingQueue.async { self.didReceive(event) }
+            switch event {
+            case .head, .body:
+                // Recorded on the connection's loop: quick bookkeeping under the request's locks.
+                // A dispatch per event cost three allocations each, and one per body chunk adds
+                // up on a large download; the end still hops to the request's queue, after them.
+                self.didReceive(event)
+            case .end, .failure:
+                self.underlyingQueue.async { self.didReceive(event) }
+            }
         }
         let proceed = mutable.withLock { state -> Bool in
             guard state.state == .resumed else { return false }

@@ -81,11 +81,7 @@ public final class Session: Sendable {
         self.tlsConfiguration = tlsConfiguration
         var poolConfiguration = ConnectionPool.Configuration()
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
-        do {
-            poolConfiguration.tlsContext = try TLSClientContext(configuration: tlsConfiguration, sessionCache: TLSSessionCache())
-        } catch {
-            poolConfiguration.tlsContextError = error
-        }
+        poolConfiguration.tlsContext = LazyTLSContext(configuration: tlsConfiguration)
         if let serverTrustManager {
             poolConfiguration.trustEvaluator = { host in serverTrustManager.tlsEvaluator(forHost: host) }
         }

@@ -19,10 +19,9 @@ final class ConnectionPool: Sendable {
         var maxConnectionsPerHost = 6
         /// How long an idle connection is kept.
         var idleTimeout: Duration = .seconds(60)
-        /// The TLS context for https (shared: it holds the session cache for resumption).
-        var tlsContext: TLSClientContext?
-        /// Why `tlsContext` could not be made (an unreadable CA file or client identity), if so.
-        var tlsContextError: TLSError?
+        /// The TLS context for https, built on first use (shared: it holds the session cache
+        /// for resumption).
+        var tlsContext: LazyTLSContext?
         /// Host → addresses that bypass name resolution (curl's --resolve).
         var addressOverrides: [String: [SocketAddress]] = [:]
         /// The trust evaluator for a host, or nil for the default evaluation.
@@ -208,11 +207,19 @@ final class ConnectionPool: Sendable {
         let key = exchange.request.key
         var tls: TLSClientConnection?
         if key.isTLS {
-            guard let context = configuration.tlsContext else {
+            let context: TLSClientContext
+            switch configuration.tlsContext?.get() {
+            case .success(let built):
+                context = built
+            case .failure(let error):
                 socket.close()
                 slotFreed(key: key, connectionID: nil)
-                let detail = configuration.tlsContextError.map { "TLS configuration failed: \($0)" } ?? "no TLS configuration for https"
-                exchange.complete(.failure(TransportError(.tls, detail, underlying: configuration.tlsContextError), nil))
+                exchange.complete(.failure(TransportError(.tls, "TLS configuration failed: \(error)", underlying: error), nil))
+                return
+            case nil:
+                socket.close()
+                slotFreed(key: key, connectionID: nil)
+                exchange.complete(.failure(TransportError(.tls, "no TLS configuration for https"), nil))
                 return
             }
             do throws(TLSError) {
