@@ -43,6 +43,8 @@ public final class Session: Sendable {
     /// The TLS settings of https connections: trust roots, client identity, versions, ciphers,
     /// CRL files and OCSP policy.
     public let tlsConfiguration: TLSConfiguration
+    /// Where connections go for each host: the system resolver, or fixed addresses (curl's `--resolve`).
+    public let resolver: HostResolver
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -62,6 +64,10 @@ public final class Session: Sendable {
     ///     roots, TLS 1.2+, forward-secret AEAD suites, security level 2. An identity or root file
     ///     that cannot be loaded makes every https request fail with `.secureConnectionFailed`.
     ///   - eventLoopGroup: The loops connections live on; ``EventLoopGroup/shared`` by default.
+    ///   - resolver: Fixed IP addresses to connect to for some hosts instead of resolving them
+    ///     (curl's `--resolve`); ``HostResolver/system`` (no overrides) by default. Only the TCP
+    ///     connection uses them: the `Host` header, TLS SNI, certificate host checks and
+    ///     `serverTrustManager` lookups keep the URL's host name.
     public init(
         configuration: URLSessionConfiguration = .af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
@@ -69,7 +75,8 @@ public final class Session: Sendable {
         serializationQueue: DispatchQueue? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
-        eventLoopGroup: EventLoopGroup = .shared
+        eventLoopGroup: EventLoopGroup = .shared,
+        resolver: HostResolver = .system
     ) {
         self.configuration = configuration.copy()
         self.settings = configuration.settings
@@ -79,7 +86,9 @@ public final class Session: Sendable {
         self.serverTrustManager = serverTrustManager
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
+        self.resolver = resolver
         var poolConfiguration = ConnectionPool.Configuration()
+        poolConfiguration.resolver = resolver
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
         do {
             poolConfiguration.tlsContext = try TLSClientContext(configuration: tlsConfiguration, sessionCache: TLSSessionCache())
