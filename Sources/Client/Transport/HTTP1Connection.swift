@@ -80,6 +80,10 @@ final class HTTP1Connection: SocketHandler {
     func startHandshake(_ exchange: Exchange) {
         state = .handshaking(exchange)
         exchange.timings.secureConnectionStart = Date()
+        // A server that accepts and never answers the ClientHello must not hold the request
+        // forever: the handshake as a whole gets the request's idle timeout (start() re-arms the
+        // timer for the exchange once it completes). HTTPSRobustnessTests.stalledHandshake.
+        armTimer(exchange.request.idleTimeout)
         driveHandshake()
     }
 
@@ -539,8 +543,10 @@ final class HTTP1Connection: SocketHandler {
             guard let self else { return }
             self.timer = nil
             switch self.state {
-            case .active, .handshaking:
+            case .active:
                 self.failConnection(TransportError(.timedOut, "no data from \(self.key.host) for \(timeout)"))
+            case .handshaking:
+                self.failConnection(TransportError(.timedOut, "the TLS handshake with \(self.key.host) did not finish within \(timeout)"))
             case .idle:
                 self.close()
             case .closed:
