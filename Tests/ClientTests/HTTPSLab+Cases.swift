@@ -47,6 +47,12 @@ extension HTTPSLab {
         // Leaf and intermediate in one file, for servers that take a single chain file.
         let chain = try String(contentsOfFile: path("good.pem"), encoding: .utf8) + String(contentsOfFile: path("inter.pem"), encoding: .utf8)
         try chain.write(toFile: path("good-chain.pem"), atomically: true, encoding: .utf8)
+        // CRLs of the root and the intermediate in one file (curl --crlfile checks the whole chain).
+        for ca in ["ca", "inter"] {
+            try openssl(["ca", "-gencrl", "-config", path(ca + ".cnf"), "-crldays", "1", "-out", path(ca + ".crl.pem")])
+        }
+        let crls = try String(contentsOfFile: path("ca.crl.pem"), encoding: .utf8) + String(contentsOfFile: path("inter.crl.pem"), encoding: .utf8)
+        try crls.write(toFile: path("crls.pem"), atomically: true, encoding: .utf8)
         // Self-signed leaf for the right name.
         try makeKey("selfsigned")
         try openssl([
