@@ -53,7 +53,7 @@ struct HostResolverTests {
         #expect(HostResolver.system.description == "system")
         var resolver = HostResolver()
         try resolver.override(host: "a.test", port: 443, addresses: ["127.0.0.1", "::1"])
-        #expect(resolver.description == "a.test:443:127.0.0.1,::1")
+        #expect(resolver.description == "a.test:443:127.0.0.1,[::1]")
     }
 
     @Test("Session(resolver:) connects to the override and still sends the URL's Host")

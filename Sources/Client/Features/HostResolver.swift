@@ -101,7 +101,10 @@ public struct HostResolver: Sendable, CustomStringConvertible {
     public var description: String {
         guard !overrides.isEmpty else { return "system" }
         return overrides
-            .map { "\($0.key.host):\($0.key.port.map(String.init) ?? "*"):\($0.value.map(\.ipAddress).joined(separator: ","))" }
+            .map { entry in
+                let addresses = entry.value.map { $0.family == .ipv6 ? "[\($0.ipAddress)]" : $0.ipAddress }
+                return "\(entry.key.host):\(entry.key.port.map(String.init) ?? "*"):\(addresses.joined(separator: ","))"
+            }
             .sorted()
             .joined(separator: " ")
     }
