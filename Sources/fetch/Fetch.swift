@@ -2,13 +2,16 @@
 // user's program. Options are spelled as curl spells them so scripts can switch.
 //
 //   fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v]
-//         [--max-time S] [--connect-timeout S] [-f]
+//         [--max-time S] [--connect-timeout S] [-f] [--resolve HOST:PORT:ADDR]... [TLS options]
+//   (TLS options: FetchOptions.usage and FetchTLS.swift.)
 //
 // Exit status: 0 on success; 22 for HTTP errors with -f (as curl); 6 unknown host, 7 connection
-// refused, 28 timeout, 8 malformed response, 35 TLS, 60 untrusted certificate, 90 pinned key
-// mismatch, 56 connection lost, 1 otherwise (curl's codes).
+// refused, 28 timeout, 8 malformed response, 35 TLS handshake, 56 connection lost, 58 unusable
+// client certificate, 59 cipher list, 60 untrusted certificate, 77 CA file, 82 CRL file, 90 pinned
+// key mismatch, 91 --cert-status failure, 49 bad --resolve, 1 otherwise (curl's codes).
 
 import Client
+import TLS
 import FoundationEssentials
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
@@ -35,7 +38,17 @@ struct Fetch {
         } catch {
             fail("fetch: --pinnedpubkey: \(error)", status: 2)
         }
-        let session = Session(configuration: configuration, serverTrustManager: trustManager, tlsConfiguration: options.tlsConfiguration)
+        let tlsConfiguration: TLSConfiguration
+        let resolver: HostResolver
+        do throws(FetchSetupError) {
+            // curl reads certificate files only for TLS transfers; so does fetch.
+            tlsConfiguration = options.url.lowercased().hasPrefix("https:") ? try options.tlsConfiguration() : TLSConfiguration()
+            resolver = try options.hostResolver()
+        } catch {
+            fail("fetch: \(error)", status: error.status)
+        }
+        let session = Session(
+            configuration: configuration, serverTrustManager: trustManager, tlsConfiguration: tlsConfiguration, resolver: resolver)
         var request: URLRequest
         do {
             request = try URLRequest(url: options.url, method: HTTPMethod(rawValue: options.method), headers: options.headers)
@@ -51,7 +64,7 @@ struct Fetch {
         if options.verbose { printVerbose(request: response.request, response: response, started: started) }
         switch response.result {
         case .failure(let error):
-            fail("fetch: \(describe(error))", status: exitStatus(for: error))
+            fail("fetch: \(describe(error))", status: exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus))
         case .success(let body):
             guard let http = response.response else { fail("fetch: no response", status: 1) }
             if options.failOnHTTPError && http.statusCode >= 400 {
@@ -80,7 +93,14 @@ struct Fetch {
         return error.errorDescription ?? "\(error)"
     }
 
-    static func exitStatus(for error: AFError) -> Int32 {
+    /// curl's exit status for a failed transfer.
+    ///
+    /// - Parameters:
+    ///   - error: the request's error.
+    ///   - certificateStatusRequired: `--cert-status` was given: a failure found by the stapled
+    ///     OCSP check is 91 (CURLE_SSL_INVALIDCERTSTATUS) rather than 60.
+    static func exitStatus(for error: AFError, certificateStatusRequired: Bool) -> Int32 {
+        if certificateStatusRequired, trustFailure(in: error)?.origin == .stapledOCSP { return 91 }
         if case .serverTrustEvaluationFailed(let reason) = error {
             if case .publicKeyPinningFailed = reason { return 90 }  // curl: CURLE_SSL_PINNEDPUBKEYNOTMATCH
             return 60
@@ -96,6 +116,22 @@ struct Fetch {
         case .networkConnectionLost: return 56
         default: return 1
         }
+    }
+
+    /// The TLS module's trust failure behind `error`: from an evaluator's output, or from the
+    /// default evaluation carried under the URLError.
+    static func trustFailure(in error: AFError) -> TrustFailure? {
+        if case .serverTrustEvaluationFailed(let reason) = error {
+            switch reason {
+            case .defaultEvaluationFailed(let output), .hostValidationFailed(let output), .revocationCheckFailed(let output, _):
+                return output.result.failure
+            default:
+                return nil
+            }
+        }
+        guard case .sessionTaskFailed(let underlying) = error,
+              let transport = (underlying as? URLError)?.underlyingError as? TransportError else { return nil }
+        return (transport.underlying as? TLSError)?.trustFailure
     }
 
     static func printVerbose(request: URLRequest?, response: AFDataResponse<Data>, started: Date) {

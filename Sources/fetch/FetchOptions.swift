@@ -8,7 +8,14 @@ import Glibc
 struct FetchOptions {
     struct Invalid: Error, CustomStringConvertible { var description: String }
 
-    static let usage = "usage: fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v] [--max-time S] [--connect-timeout S] [-f] [--cacert FILE] [-k] [--pinnedpubkey sha256//B64[;...]|FILE]"
+    static let usage = """
+        usage: fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v]
+                     [--max-time S] [--connect-timeout S] [-f] [--resolve HOST:PORT:ADDR[,ADDR]]...
+               TLS:  [--cacert FILE] [--capath DIR] [-k] [--pinnedpubkey sha256//B64[;...]|FILE]
+                     [-E/--cert FILE[:PASSWORD]] [--cert-type PEM|DER|P12] [--key FILE] [--pass PHRASE]
+                     [--crlfile FILE] [--cert-status] [--ciphers LIST] [--tls13-ciphers LIST]
+                     [--tlsv1.2 | --tlsv1.3] [--tls-max 1.2|1.3]
+        """
 
     var url = ""
     var method = "GET"
@@ -27,6 +34,30 @@ struct FetchOptions {
     var insecure = false
     /// curl's `--pinnedpubkey`: `sha256//BASE64[;sha256//BASE64…]` or a PEM/DER public key file.
     var pinnedPublicKey: String?
+    /// curl's `--capath`: trust the CA certificates in this directory.
+    var caCertificateDirectory: String?
+    /// curl's `--resolve HOST:PORT:ADDR[,ADDR…]` entries, parsed when the session is made.
+    var resolveEntries: [String] = []
+    /// curl's `-E/--cert FILE[:PASSWORD]`: the client certificate (chain) for mutual TLS.
+    var clientCertificate: String?
+    /// curl's `--cert-type`: `PEM` (default), `DER` or `P12` (guessed from a .p12/.pfx name).
+    var clientCertificateType: String?
+    /// curl's `--key`: the client key file; the certificate file itself when absent (PEM).
+    var clientKey: String?
+    /// curl's `--pass`: passphrase for the key or the PKCS#12 file.
+    var passphrase: String?
+    /// curl's `--crlfile`: a PEM CRL file; every certificate of the chain must be covered.
+    var crlFile: String?
+    /// curl's `--cert-status`: require a stapled OCSP response that says `good`.
+    var requireCertificateStatus = false
+    /// curl's `--ciphers`: TLS 1.2 cipher list (OpenSSL syntax).
+    var ciphers: String?
+    /// curl's `--tls13-ciphers`: TLS 1.3 cipher suites (OpenSSL syntax).
+    var tls13Ciphers: String?
+    /// curl's `--tlsv1.2` / `--tlsv1.3`: the lowest TLS version accepted.
+    var minimumTLSVersion: String?
+    /// curl's `--tls-max`: the highest TLS version offered.
+    var maximumTLSVersion: String?
 
     init(_ arguments: [String]) throws(Invalid) {
         var iterator = arguments.makeIterator()
@@ -65,6 +96,27 @@ struct FetchOptions {
             case "--cacert": caCertificateFile = try value(argument)
             case "-k", "--insecure": insecure = true
             case "--pinnedpubkey": pinnedPublicKey = try value(argument)
+            case "--capath": caCertificateDirectory = try value(argument)
+            case "--resolve": resolveEntries.append(try value(argument))
+            case "-E", "--cert": clientCertificate = try value(argument)
+            case "--cert-type": clientCertificateType = try value(argument).uppercased()
+            case "--key": clientKey = try value(argument)
+            case "--key-type":
+                // The key's format (PEM or DER) is detected from its content.
+                guard ["PEM", "DER"].contains(try value(argument).uppercased()) else { throw Invalid(description: "--key-type must be PEM or DER") }
+            case "--pass": passphrase = try value(argument)
+            case "--crlfile": crlFile = try value(argument)
+            case "--cert-status": requireCertificateStatus = true
+            case "--ciphers": ciphers = try value(argument)
+            case "--tls13-ciphers": tls13Ciphers = try value(argument)
+            case "-1", "--tlsv1", "--tlsv1.0", "--tlsv1.1":
+                break  // "at least TLS 1.0/1.1": always true, Lariat never offers less than 1.2
+            case "--tlsv1.2": minimumTLSVersion = "1.2"
+            case "--tlsv1.3": minimumTLSVersion = "1.3"
+            case "--tls-max":
+                let version = try value(argument)
+                guard ["1.2", "1.3"].contains(version) else { throw Invalid(description: "--tls-max must be 1.2 or 1.3") }
+                maximumTLSVersion = version
             case "-h", "--help":
                 print(FetchOptions.usage)
                 exit(0)

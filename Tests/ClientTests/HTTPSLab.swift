@@ -14,13 +14,15 @@ struct HTTPSLab: Sendable {
     func path(_ name: String) -> String { directory + "/" + name }
 
     /// Minted once per test process: `ca` (test root), `server` (by `ca`, SAN IP:127.0.0.1 only),
-    /// `rogue` (an unrelated self-signed CA, for mismatching pins).
+    /// `rogue` (an unrelated self-signed CA, for mismatching pins), and the certificate cases of
+    /// HTTPSLab+Cases.swift.
     static let shared: Result<HTTPSLab, Failure> = {
         let directory = NSTemporaryDirectory() + "lariat-https-\(getpid())"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let lab = HTTPSLab(directory: directory)
             try lab.mint()
+            try lab.mintCases()
             return .success(lab)
         } catch let error as Failure {
             return .failure(error)
@@ -71,13 +73,20 @@ final class HTTPSServer: @unchecked Sendable {
     private let output = Pipe()
 
     /// Starts a server on a free port and waits until it accepts connections.
-    init(lab: HTTPSLab) throws {
+    ///
+    /// - Parameters:
+    ///   - lab: where the files are.
+    ///   - certificate: the lab name of the server certificate (`NAME.pem`, key `NAME.key`); `server` by default.
+    ///   - chain: a lab file of intermediates to send after the leaf (`-cert_chain`); none by default.
+    ///   - arguments: further `s_server` arguments (`-Verify 1`, `-tls1_2`, `-cipher …`); none by default.
+    init(lab: HTTPSLab, certificate: String = "server", chain: String? = nil, arguments: [String] = []) throws {
         port = try HTTPSServer.freePort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
-            "s_server", "-www", "-accept", "127.0.0.1:\(port)", "-cert", lab.path("server.pem"), "-key", lab.path("server.key"),
+            "s_server", "-www", "-accept", "127.0.0.1:\(port)",
+            "-cert", lab.path(certificate + ".pem"), "-key", lab.path(certificate + ".key"),
             "-naccept", "100", "-quiet",
-        ]
+        ] + (chain.map { ["-cert_chain", lab.path($0)] } ?? []) + arguments
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -66,6 +66,30 @@ import Testing
         #expect(outcome.client.error?.kind == .handshake)
     }
 
+    /// `validated()`: (identity, expected error kind or nil when valid).
+    static let validations: [(String, @Sendable () -> ClientIdentity, TLSError.Kind?)] = [
+        ("PEM pair", { .pemFiles(certificateChain: PKI.shared.client.certificatePath, privateKey: PKI.shared.client.keyPath) }, nil),
+        ("PKCS#12", { .pkcs12(file: PKI.shared.clientPKCS12Path, password: PKI.pkcs12Password) }, nil),
+        ("missing file", { .pemFiles(certificateChain: "/nonexistent/client.pem", privateKey: PKI.shared.client.keyPath) }, .fileAccess),
+        ("wrong PKCS#12 password", { .pkcs12(file: PKI.shared.clientPKCS12Path, password: "wrong") }, .decoding),
+        ("key of another certificate", { .pemFiles(certificateChain: PKI.shared.client.certificatePath, privateKey: PKI.shared.leaf.keyPath) }, .configuration),
+        ("empty in-memory chain", { .certificates([], key: PKI.shared.client.key) }, .configuration),
+    ]
+
+    @Test(arguments: 0..<6)
+    func validated(index: Int) throws {
+        let (name, make, expected) = MutualTLSTests.validations[index]
+        switch Result(catching: { () throws(TLSError) in try make().validated() }) {
+        case .success(let loaded):
+            #expect(expected == nil, "\(name): expected \(String(describing: expected))")
+            // The loaded identity works without the files.
+            let context = try Fixture.clientContext { $0.clientIdentity = loaded }
+            #expect(try Fixture.pump(client: context, server: serverRequiringClientCertificate()).handshake().server.isComplete, "\(name)")
+        case .failure(let error):
+            #expect(error.kind == expected, "\(name): \(error)")
+        }
+    }
+
     @Test func pkcs12Contents() throws {
         let bundle = try PKCS12Bundle.load(file: PKI.shared.clientPKCS12Path, password: PKI.pkcs12Password)
         #expect(bundle.certificate == pki.client.certificate)

@@ -144,6 +144,9 @@ public class Request: @unchecked Sendable {
 
     /// Builds the URLRequest to send; DataRequest overrides.
     func makeURLRequest() throws -> URLRequest { fatalError("Request subclasses provide makeURLRequest()") }
+    /// The body to send instead of `request.httpBody` (UploadRequest overrides); may change the
+    /// request's headers (a multipart Content-Type). `nil` sends `httpBody`.
+    func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? { nil }
     /// Receives the transport's events: the head and body chunks on the connection's loop (keep
     /// it quick and thread-safe), the end or failure on `underlyingQueue`.
     func didReceive(_ event: TransportEvent) {}
@@ -153,7 +156,7 @@ public class Request: @unchecked Sendable {
     // MARK: Lifecycle
 
     private func start() {
-        let urlRequest: URLRequest
+        var urlRequest: URLRequest
         do {
             urlRequest = try makeURLRequest()
         } catch {
@@ -161,10 +164,18 @@ public class Request: @unchecked Sendable {
             mutable.withLock { $0.error = $0.error ?? afError }
             return finish()
         }
+        let uploadBody: RequestBody?
+        do {
+            uploadBody = try makeUploadBody(for: &urlRequest)
+        } catch {
+            let afError = (error as? AFError) ?? AFError.createUploadableFailed(error: error)
+            mutable.withLock { $0.error = $0.error ?? afError }
+            return finish()
+        }
         mutable.withLock { $0.request = urlRequest }
         let transport: TransportRequest
         do {
-            transport = try session.transportRequest(for: urlRequest)
+            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody)
         } catch {
             mutable.withLock { $0.error = $0.error ?? ((error as? AFError) ?? .createURLRequestFailed(error: error)) }
             return finish()
@@ -256,6 +267,7 @@ extension TransportError {
         case .malformedResponse: return .badServerResponse
         case .tls: return tlsURLErrorCode
         case .invalidRequest: return .badURL
+        case .requestBodyUnreadable: return .requestBodyStreamExhausted
         case .cancelled: return .cancelled
         case .unreachable: return .notConnectedToInternet
         default: return .cannotConnectToHost

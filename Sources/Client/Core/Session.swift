@@ -43,6 +43,8 @@ public final class Session: Sendable {
     /// The TLS settings of https connections: trust roots, client identity, versions, ciphers,
     /// CRL files and OCSP policy.
     public let tlsConfiguration: TLSConfiguration
+    /// Where connections go for each host: the system resolver, or fixed addresses (curl's `--resolve`).
+    public let resolver: HostResolver
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -62,6 +64,10 @@ public final class Session: Sendable {
     ///     roots, TLS 1.2+, forward-secret AEAD suites, security level 2. An identity or root file
     ///     that cannot be loaded makes every https request fail with `.secureConnectionFailed`.
     ///   - eventLoopGroup: The loops connections live on; ``EventLoopGroup/shared`` by default.
+    ///   - resolver: Fixed IP addresses to connect to for some hosts instead of resolving them
+    ///     (curl's `--resolve`); ``HostResolver/system`` (no overrides) by default. Only the TCP
+    ///     connection uses them: the `Host` header, TLS SNI, certificate host checks and
+    ///     `serverTrustManager` lookups keep the URL's host name.
     public init(
         configuration: URLSessionConfiguration = .af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
@@ -69,7 +75,8 @@ public final class Session: Sendable {
         serializationQueue: DispatchQueue? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
-        eventLoopGroup: EventLoopGroup = .shared
+        eventLoopGroup: EventLoopGroup = .shared,
+        resolver: HostResolver = .system
     ) {
         self.configuration = configuration.copy()
         self.settings = configuration.settings
@@ -79,7 +86,9 @@ public final class Session: Sendable {
         self.serverTrustManager = serverTrustManager
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
+        self.resolver = resolver
         var poolConfiguration = ConnectionPool.Configuration()
+        poolConfiguration.resolver = resolver
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
         poolConfiguration.tlsContext = LazyTLSContext(configuration: tlsConfiguration)
         if let serverTrustManager {
@@ -152,7 +161,11 @@ public final class Session: Sendable {
 
     /// Turns a URLRequest into what the transport sends: default headers added, framing decided,
     /// fields checked for injection by Wire when serialized.
-    func transportRequest(for request: URLRequest) throws -> TransportRequest {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - uploadBody: An upload's body (a file streamed from disk, or bytes); `nil` sends
+    ///     `request.httpBody`.
+    func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil) throws -> TransportRequest {
         guard let url = request.url else { throw AFError.invalidURL(url: "") }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw AFError.invalidURL(url: url)
@@ -179,7 +192,7 @@ public final class Session: Sendable {
             }
         }
         let method = request.httpMethod ?? "GET"
-        let body = request.httpBody
+        let body = uploadBody ?? request.httpBody.map(RequestBody.data)
         let framing: RequestFraming
         if let body {
             framing = .contentLength(body.count)

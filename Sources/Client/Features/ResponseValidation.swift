@@ -37,7 +37,13 @@ enum ResponseValidation {
     /// - Returns: `.missingContentType` or `.unacceptableContentType` on failure, with the acceptable
     ///   types sorted as Alamofire reports them.
     static func validate<S: Sequence<String>>(contentType acceptableContentTypes: S, response: HTTPURLResponse, data: Data?) -> Result<Void, AFError> {
-        guard let data, !data.isEmpty else { return .success(()) }
+        validate(contentType: acceptableContentTypes, response: response, hasContent: data.map { !$0.isEmpty } ?? false)
+    }
+
+    /// ``validate(contentType:response:data:)`` for a body known only by whether it is empty
+    /// (a download's file, which is not read to validate it).
+    static func validate<S: Sequence<String>>(contentType acceptableContentTypes: S, response: HTTPURLResponse, hasContent: Bool) -> Result<Void, AFError> {
+        guard hasContent else { return .success(()) }
         let acceptable = Array(acceptableContentTypes)
         let acceptableTypes = acceptable.compactMap(MIMEType.init)
         guard let contentType = response.value(forHTTPHeaderField: "Content-Type"),
@@ -57,8 +63,13 @@ enum ResponseValidation {
     ///
     /// - Returns: The first failure, or success.
     static func validate(request: URLRequest?, response: HTTPURLResponse, data: Data?) -> Result<Void, AFError> {
+        validate(request: request, response: response, hasContent: data.map { !$0.isEmpty } ?? false)
+    }
+
+    /// The default validation for a body known only by whether it is empty.
+    static func validate(request: URLRequest?, response: HTTPURLResponse, hasContent: Bool) -> Result<Void, AFError> {
         validate(statusCode: defaultAcceptableStatusCodes, response: response).flatMap {
-            validate(contentType: acceptableContentTypes(for: request), response: response, data: data)
+            validate(contentType: acceptableContentTypes(for: request), response: response, hasContent: hasContent)
         }
     }
 }

@@ -22,8 +22,9 @@ final class ConnectionPool: Sendable {
         /// The TLS context for https, built on first use (shared: it holds the session cache
         /// for resumption).
         var tlsContext: LazyTLSContext?
-        /// Host → addresses that bypass name resolution (curl's --resolve).
-        var addressOverrides: [String: [SocketAddress]] = [:]
+        /// Fixed addresses that bypass name resolution (curl's --resolve); only the TCP connect
+        /// sees them, the key's host stays the name used for SNI and certificate checks.
+        var resolver = HostResolver.system
         /// The trust evaluator for a host, or nil for the default evaluation.
         var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
     }
@@ -180,7 +181,8 @@ final class ConnectionPool: Sendable {
         let key = exchange.request.key
         loop.execute { [self] in
             exchange.timings.connectStart = Date()
-            let connector = Connector(timeout: exchange.request.connectTimeout, addressOverrides: configuration.addressOverrides)
+            let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
+            let connector = Connector(timeout: exchange.request.connectTimeout, addressOverrides: overrides)
             guard exchange.enter(.connecting(nil)) else {
                 slotFreed(key: key, connectionID: nil)
                 exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))

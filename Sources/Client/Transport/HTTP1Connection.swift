@@ -42,7 +42,8 @@ final class HTTP1Connection: SocketHandler {
     private var cipherPending: [UInt8] = []
     // Writing
     private var headBytes: [UInt8] = []
-    private var body = Data()
+    private var body = OutgoingBody()
+    /// Head and body bytes handed to the socket (or TLS) for the active exchange.
     private var written = 0
     private var cipherOut: [UInt8] = []
     private var cipherOutOffset = 0
@@ -80,6 +81,10 @@ final class HTTP1Connection: SocketHandler {
     func startHandshake(_ exchange: Exchange) {
         state = .handshaking(exchange)
         exchange.timings.secureConnectionStart = Date()
+        // A server that accepts and never answers the ClientHello must not hold the request
+        // forever: the handshake as a whole gets the request's idle timeout (start() re-arms the
+        // timer for the exchange once it completes). HTTPSRobustnessTests.stalledHandshake.
+        armTimer(exchange.request.idleTimeout)
         driveHandshake()
     }
 
@@ -110,17 +115,23 @@ final class HTTP1Connection: SocketHandler {
             returnToPoolOrClose(keepAlive: true)
             return
         }
+        do throws(SocketError) {
+            body = try OutgoingBody(exchange.request.body)
+        } catch {
+            exchange.complete(.failure(TransportError(.requestBodyUnreadable, "the request body file cannot be read: \(error)", underlying: error), nil))
+            returnToPoolOrClose(keepAlive: true)
+            return
+        }
         state = .active(exchange)
         isReused = reused
         responseStarted = false
-        body = exchange.request.body ?? Data()
         written = 0
         exchangesServed += 1
         summary = TransportSummary(
             timings: exchange.timings, isReusedConnection: reused,
             localAddress: endpoints.local, remoteAddress: endpoints.remote,
             remotePort: endpoints.remotePort, localPort: endpoints.localPort,
-            requestHeaderBytes: headBytes.count, requestBodyBytes: body.count
+            requestHeaderBytes: headBytes.count, requestBodyBytes: body.length
         )
         summary?.timings.requestStart = Date()
         if let tls {
@@ -134,7 +145,12 @@ final class HTTP1Connection: SocketHandler {
 
     // MARK: Writing
 
-    private var totalToWrite: Int { headBytes.count + body.count }
+    private var totalToWrite: Int { headBytes.count + body.length }
+
+    /// Fails the exchange whose body file could not be read mid-request (never retried).
+    private func bodyUnreadable(_ error: SocketError) {
+        failActive(TransportError(.requestBodyUnreadable, "reading the request body failed: \(error)", underlying: error), allowRetry: false)
+    }
 
     private func writeRequest() {
         guard case .active = state else { return }
@@ -143,6 +159,8 @@ final class HTTP1Connection: SocketHandler {
             let result: WriteResult
             do throws(SocketError) {
                 result = try writePlain()
+            } catch where error.syscall == "read" || error.syscall == "open" {
+                return bodyUnreadable(error)
             } catch {
                 return failActive(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
             }
@@ -156,21 +174,35 @@ final class HTTP1Connection: SocketHandler {
         requestWritten()
     }
 
+    /// One writev of what is left of the head and the next body bytes: no copy of the body,
+    /// one syscall for small requests. A `read` failure is the body file's, not the socket's.
     private func writePlain() throws(SocketError) -> WriteResult {
         let headCount = headBytes.count
         let offset = written
         let socket = self.socket
         let result: Result<WriteResult, SocketError> = headBytes.withUnsafeBytes { head in
-            body.withUnsafeBytes { bodyBytes in
-                // Head and body in one writev: no copy of the body, one syscall for small requests.
-                var pieces: [UnsafeRawBufferPointer] = []
-                if offset < headCount { pieces.append(UnsafeRawBufferPointer(rebasing: head[offset...])) }
-                let bodyOffset = max(0, offset - headCount)
-                if bodyOffset < bodyBytes.count { pieces.append(UnsafeRawBufferPointer(rebasing: bodyBytes[bodyOffset...])) }
-                return pieces.withUnsafeBufferPointer { list in Result { () throws(SocketError) in try socket.writev(list) } }
-            }
+            Result { () throws(SocketError) in
+                try body.withNextBytes { next in
+                    // At most two pieces, on the stack (an array here was one allocation per request).
+                    withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 2) { pieces in
+                        var count = 0
+                        if offset < headCount {
+                            pieces.initializeElement(at: count, to: UnsafeRawBufferPointer(rebasing: head[offset...]))
+                            count += 1
+                        }
+                        if !next.isEmpty {
+                            pieces.initializeElement(at: count, to: next)
+                            count += 1
+                        }
+                        let list = UnsafeBufferPointer(rebasing: pieces[0..<count])
+                        return Result { () throws(SocketError) in try socket.writev(list) }
+                    }
+                }
+            }.flatMap { $0 }
         }
-        return try result.get()
+        let outcome = try result.get()
+        if case .wrote(let n) = outcome { body.didWrite(max(0, n - max(0, headCount - offset))) }
+        return outcome
     }
 
     private func writeRequestOverTLS() {
@@ -181,8 +213,12 @@ final class HTTP1Connection: SocketHandler {
             if written < headCount {
                 result = headBytes.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
             } else {
-                let offset = written - headCount
-                result = body.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                do throws(SocketError) {
+                    result = try body.withNextBytes { tls.write($0) }
+                } catch {
+                    return bodyUnreadable(error)
+                }
+                if case .written(let n) = result { body.didWrite(n) }
             }
             switch result {
             case .written(let n):
@@ -450,9 +486,11 @@ final class HTTP1Connection: SocketHandler {
         summary?.timings.responseEnd = Date()
         let done = summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: isReused)
         state = .idle
+        let bodyComplete = body.isComplete
+        body = OutgoingBody()  // closes a file body now, not when the next request replaces it
         // Back to the pool before the caller hears of the end, so a sequential caller's next
         // request finds this connection idle.
-        returnToPoolOrClose(keepAlive: keepAlive && written == totalToWrite && inbound.readableCount == 0 && parser.isIdle)
+        returnToPoolOrClose(keepAlive: keepAlive && bodyComplete && inbound.readableCount == 0 && parser.isIdle)
         exchange.complete(.end(done))
     }
 
@@ -514,6 +552,7 @@ final class HTTP1Connection: SocketHandler {
         cancelTimer()
         if case .closed = state { return }
         state = .closed
+        body = OutgoingBody()
         if let tls, socket.isOpen {
             _ = tls.shutdown()  // close_notify, best effort
             flushCiphertext()
@@ -539,8 +578,10 @@ final class HTTP1Connection: SocketHandler {
             guard let self else { return }
             self.timer = nil
             switch self.state {
-            case .active, .handshaking:
+            case .active:
                 self.failConnection(TransportError(.timedOut, "no data from \(self.key.host) for \(timeout)"))
+            case .handshaking:
+                self.failConnection(TransportError(.timedOut, "the TLS handshake with \(self.key.host) did not finish within \(timeout)"))
             case .idle:
                 self.close()
             case .closed:

@@ -19,7 +19,7 @@ struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
 struct TransportRequest: Sendable {
     var key: ConnectionKey
     var head: RequestHead
-    var body: Data?
+    var body: RequestBody?
     /// RFC 9110 §9.2.2: may be retried silently when a reused connection fails before any byte
     /// of the response arrived.
     var isIdempotent: Bool
@@ -102,6 +102,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let tls = Kind("TLS failure")
         /// The request could not be written (header injection, bad method): `.badURL`.
         public static let invalidRequest = Kind("invalid request")
+        /// The request body's file could not be opened or read, or ended early:
+        /// `.requestBodyStreamExhausted`.
+        public static let requestBodyUnreadable = Kind("request body unreadable")
         /// The request was cancelled: `.cancelled`.
         public static let cancelled = Kind("cancelled")
         /// The network is unreachable: `.notConnectedToInternet`.

@@ -42,61 +42,6 @@ public struct VerificationMode: Sendable, Hashable, CustomStringConvertible {
     public var description: String { base.rawValue }
 }
 
-/// A client certificate and its key, presented when a server asks for one (mutual TLS).
-public struct ClientIdentity: Sendable {
-    enum Source: Sendable {
-        case pemFiles(certificateChain: String, privateKey: String, password: String?)
-        case pkcs12(path: String, password: String)
-        case inMemory(chain: [Certificate], key: PrivateKey)
-    }
-
-    let source: Source
-
-    /// A PEM certificate chain file (leaf first, then intermediates) and a PEM or DER key file
-    /// (curl `--cert` / `--key` / `--pass`).
-    ///
-    /// - Parameters:
-    ///   - certificateChain: the PEM chain file.
-    ///   - privateKey: the key file.
-    ///   - password: passphrase of an encrypted key; `nil` by default.
-    public static func pemFiles(certificateChain: String, privateKey: String, password: String? = nil) -> ClientIdentity {
-        ClientIdentity(source: .pemFiles(certificateChain: certificateChain, privateKey: privateKey, password: password))
-    }
-
-    /// A PKCS#12 file holding certificate, key and optionally the chain (curl `--cert file.p12:password`
-    /// with `--cert-type P12`).
-    ///
-    /// - Parameters:
-    ///   - path: the `.p12`/`.pfx` file.
-    ///   - password: the import password (empty string for none).
-    public static func pkcs12(file path: String, password: String) -> ClientIdentity {
-        ClientIdentity(source: .pkcs12(path: path, password: password))
-    }
-
-    /// Already loaded objects.
-    ///
-    /// - Parameters:
-    ///   - chain: the client certificate first, then intermediates; must not be empty.
-    ///   - key: the private key of `chain[0]`.
-    public static func certificates(_ chain: [Certificate], key: PrivateKey) -> ClientIdentity {
-        ClientIdentity(source: .inMemory(chain: chain, key: key))
-    }
-
-    /// Loads the identity: the chain (leaf first) and key.
-    func load() throws(TLSError) -> (chain: [Certificate], key: PrivateKey) {
-        switch source {
-        case .pemFiles(let chainPath, let keyPath, let password):
-            return (try Certificate.load(pemFile: chainPath), try PrivateKey.load(file: keyPath, password: password))
-        case .pkcs12(let path, let password):
-            let bundle = try PKCS12Bundle.load(file: path, password: password)
-            return ([bundle.certificate] + bundle.caCertificates, bundle.privateKey)
-        case .inMemory(let chain, let key):
-            guard !chain.isEmpty else { throw TLSError(.configuration, "client identity with an empty certificate chain") }
-            return (chain, key)
-        }
-    }
-}
-
 /// Everything a ``TLSClientContext`` is built from. A value type: copy, change, build.
 ///
 /// Defaults are strict: TLS 1.2 or 1.3 only, forward-secret AEAD suites only, security

@@ -111,7 +111,7 @@ public struct TrustEvaluationContext: Sendable {
             guard policy == .require else { return chain }
             return chain.combined(with: TrustFailure(
                 reason: .revocationUnknown, code: X509_V_ERR_OCSP_VERIFY_NEEDED,
-                message: "OCSP stapling is required but the server stapled no response", depth: 0))
+                message: "OCSP stapling is required but the server stapled no response", depth: 0, origin: .stapledOCSP))
         }
         let issuerChain = chain.verifiedChain.count >= 2 ? chain.verifiedChain : presented
         return chain.combined(with: store.checkOCSPResponse(response, chain: issuerChain).failure(under: policy))

@@ -36,7 +36,7 @@ public struct OCSPCheckResult: Sendable, CustomStringConvertible {
 
     static func unusable(_ message: String) -> OCSPCheckResult {
         OCSPCheckResult(
-            status: nil, problem: TrustFailure(reason: .revocationUnknown, message: "OCSP: " + message),
+            status: nil, problem: TrustFailure(reason: .revocationUnknown, message: "OCSP: " + message, origin: .stapledOCSP),
             thisUpdate: nil, nextUpdate: nil, revocationTime: nil)
     }
 
@@ -47,11 +47,11 @@ public struct OCSPCheckResult: Sendable, CustomStringConvertible {
     public func failure(under policy: OCSPStaplingPolicy) -> TrustFailure? {
         if policy == .ignore { return nil }
         if status == .revoked {
-            return TrustFailure(reason: .revoked, code: X509_V_ERR_CERT_REVOKED, message: "OCSP response says the certificate is revoked", depth: 0)
+            return TrustFailure(reason: .revoked, code: X509_V_ERR_CERT_REVOKED, message: "OCSP response says the certificate is revoked", depth: 0, origin: .stapledOCSP)
         }
         guard policy == .require, status != .good else { return nil }
         if let problem { return problem }
-        return TrustFailure(reason: .revocationUnknown, code: X509_V_ERR_OCSP_CERT_UNKNOWN, message: "OCSP responder does not know the certificate", depth: 0)
+        return TrustFailure(reason: .revocationUnknown, code: X509_V_ERR_OCSP_CERT_UNKNOWN, message: "OCSP responder does not know the certificate", depth: 0, origin: .stapledOCSP)
     }
 }
 

@@ -47,8 +47,28 @@ public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
+    /// Which part of the evaluation found a failure: the chain (OpenSSL's verification, CRLs and
+    /// the host cross-check) or the stapled OCSP response. curl reports the two differently (60
+    /// and, under `--cert-status`, 91), and a revoked certificate can be reported by either.
+    public struct Origin: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable { case chain, stapledOCSP }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The chain evaluation: building, signatures, validity, security level, CRLs, host name.
+        public static let chain = Origin(.chain)
+        /// The check of the server's stapled OCSP response (missing, unusable, `unknown` or `revoked`).
+        public static let stapledOCSP = Origin(.stapledOCSP)
+
+        /// `chain` or `stapledOCSP`.
+        public var description: String { base.rawValue }
+    }
+
     /// The check that failed.
     public let reason: Reason
+
+    /// Where the failure was found; ``Origin/chain`` unless the stapled OCSP response decided.
+    public let origin: Origin
 
     /// The `X509_V_ERR_*` code OpenSSL reported, or `0` when the failure was found by Swift code
     /// (the hostname cross-check, an OCSP verdict).
@@ -68,8 +88,10 @@ public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - code: the `X509_V_ERR_*` code, `0` when none applies.
     ///   - message: a human-readable explanation.
     ///   - depth: chain position (0 = leaf) of the offending certificate, `nil` when not applicable.
-    public init(reason: Reason, code: Int32 = 0, message: String, depth: Int? = nil) {
+    ///   - origin: the check that found it, ``Origin/chain`` by default.
+    public init(reason: Reason, code: Int32 = 0, message: String, depth: Int? = nil, origin: Origin = .chain) {
         self.reason = reason
+        self.origin = origin
         self.code = code
         self.message = message
         self.depth = depth

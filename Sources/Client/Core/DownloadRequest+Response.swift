@@ -1,0 +1,202 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+extension DownloadRequest {
+    // MARK: Response handlers
+
+    /// Calls `completionHandler` on `queue` with the raw outcome (the file URL) once finished.
+    /// - Parameter queue: ``Session/defaultCompletionQueue`` by default (Alamofire uses `.main`).
+    @discardableResult
+    public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
+                         completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
+        appendResponseHandler { [self] in
+            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+            let fileURL = self.fileURL
+            let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
+            let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+                                         metrics: metrics, serializationDuration: 0, result: result)
+            queue.async { completionHandler(value) }
+        }
+        return self
+    }
+
+    /// Calls `completionHandler` on `queue` with the download serialized by `responseSerializer`
+    /// (run on the request's serialization queue).
+    @discardableResult
+    public func response<Serializer: DownloadResponseSerializerProtocol>(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        appendResponseHandler { [self] in
+            serializationQueue.async { [self] in
+                let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+                let fileURL = self.fileURL
+                let start = DispatchTime.now().uptimeNanoseconds
+                let result: Result<Serializer.SerializedObject, AFError>
+                do {
+                    result = .success(try responseSerializer.serializeDownload(request: request, response: response, fileURL: fileURL, error: error))
+                } catch {
+                    result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+                }
+                let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+                                             metrics: metrics, serializationDuration: duration, result: result)
+                queue.async { completionHandler(value) }
+            }
+        }
+        return self
+    }
+
+    /// The downloaded file's URL.
+    @discardableResult
+    public func responseURL(queue: DispatchQueue = Session.defaultCompletionQueue,
+                            completionHandler: @escaping @Sendable (AFDownloadResponse<URL>) -> Void) -> Self {
+        response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    /// The downloaded file's bytes; see ``DataResponseSerializer`` for the empty-body rules.
+    @discardableResult
+    public func responseData(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Data>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+
+    /// The downloaded file as a `String`, decoded with `encoding` or the response's charset.
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<String>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+
+    /// The downloaded file decoded as `T` with `decoder` (a `JSONDecoder` by default).
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        queue: DispatchQueue = Session.defaultCompletionQueue,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<T>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
+    }
+}
+
+/// The async face of a `DownloadRequest`'s serialized response (Alamofire's `DownloadTask`).
+public struct DownloadTask<Value: Sendable>: Sendable {
+    private let request: DownloadRequest
+    private let task: Task<AFDownloadResponse<Value>, Never>
+
+    init(request: DownloadRequest, shouldAutomaticallyCancel: Bool,
+         serialize: @escaping @Sendable (DownloadRequest, @escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void) {
+        self.request = request
+        task = Task {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    serialize(request) { continuation.resume(returning: $0) }
+                }
+            } onCancel: {
+                if shouldAutomaticallyCancel { request.cancel() }
+            }
+        }
+    }
+
+    /// The full response: request, response, file URL, metrics and result.
+    public var response: AFDownloadResponse<Value> { get async { await task.value } }
+    /// The result.
+    public var result: Result<Value, AFError> { get async { await response.result } }
+    /// The value, or the error thrown.
+    public var value: Value { get async throws { try await result.get() } }
+
+    /// Cancels the download.
+    public func cancel() { request.cancel() }
+    /// Resumes the download.
+    public func resume() { request.resume() }
+    /// Suspends the download (before it was sent).
+    public func suspend() { request.suspend() }
+}
+
+extension DownloadRequest {
+    /// The downloaded file's URL, awaited.
+    /// - Parameter shouldAutomaticallyCancel: Cancel the download when the awaiting task is
+    ///   cancelled. `false` by default, as in Alamofire.
+    public func serializingDownloadedFileURL(automaticallyCancelling shouldAutomaticallyCancel: Bool = false) -> DownloadTask<URL> {
+        serializingDownload(using: URLResponseSerializer(), automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// The downloaded file's bytes, awaited.
+    public func serializingData(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DownloadTask<Data> {
+        serializingDownload(using: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// The downloaded file as a `String`, awaited.
+    public func serializingString(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> DownloadTask<String> {
+        serializingDownload(using: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// The downloaded file decoded as `T`, awaited.
+    public func serializingDecodable<T: Decodable & Sendable>(
+        _ type: T.Type = T.self,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
+    ) -> DownloadTask<T> {
+        serializingDownload(using: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// The download serialized by `serializer`, awaited.
+    public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
+    ) -> DownloadTask<Serializer.SerializedObject> {
+        DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
+            request.response(queue: Session.defaultCompletionQueue, responseSerializer: serializer, completionHandler: done)
+        }
+    }
+}

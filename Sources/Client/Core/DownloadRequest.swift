@@ -1,0 +1,264 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+import EventLoop
+
+/// A request whose response body is written to a file as it arrives, then moved to the
+/// destination you choose.
+///
+/// Each body chunk is written to a temporary file on the connection's loop before the next read
+/// from the socket, so a download of any size holds one receive buffer of it in memory. Without a
+/// destination the file stays in the temporary directory (`FileManager.temporaryDirectory`) under
+/// a unique name; ``fileURL`` says where. Resume data is not produced: ``resumeData`` is `nil`.
+public class DownloadRequest: Request, @unchecked Sendable {
+    /// What to do at the destination before the file is moved there.
+    public struct Options: OptionSet, Sendable {
+        /// Create the destination's missing parent directories.
+        public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
+        /// Remove a file already at the destination (otherwise the move fails).
+        public static let removePreviousFile = Options(rawValue: 1 << 1)
+
+        /// The options' bits.
+        public let rawValue: Int
+
+        /// Creates options from their bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+    }
+
+    /// Chooses where the finished download goes, from its temporary file and the response.
+    public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
+        -> (destinationURL: URL, options: Options)
+
+    /// A validation closure: return `.success(())` to accept the response.
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> ValidationResult
+
+    /// A destination in `directory` of `domain` named after the response's suggested file name
+    /// (the URL's last path component when the server suggests none).
+    /// - Parameters:
+    ///   - directory: `.documentDirectory` by default.
+    ///   - domain: `.userDomainMask` by default.
+    ///   - options: `[]` by default.
+    /// - Returns: The destination; the temporary directory if `directory` does not exist here.
+    public class func suggestedDownloadDestination(
+        for directory: FileManager.SearchPathDirectory = .documentDirectory,
+        in domain: FileManager.SearchPathDomainMask = .userDomainMask,
+        options: Options = []
+    ) -> Destination {
+        { temporaryURL, response in
+            let base = FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
+            let name = response.suggestedFilename ?? response.url?.lastPathComponent ?? temporaryURL.lastPathComponent
+            return (base.appendingPathComponent(name), options)
+        }
+    }
+
+    /// What the request was built from.
+    public let convertible: any URLRequestConvertible
+    /// Where the file goes when the download ends; `nil` keeps it at its temporary location.
+    public let destination: Destination?
+    let fileManager: FileManager
+    private let modifier: RequestModifier?
+    private let sink = DownloadSink()
+    private let validators = Mutex<[Validation]>([])
+
+    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager, session: Session) {
+        self.convertible = convertible
+        self.modifier = modifier
+        self.destination = destination
+        self.fileManager = fileManager
+        super.init(session: session, underlyingQueue: DispatchQueue(label: "org.lariat.download", target: session.rootQueue),
+                   serializationQueue: session.serializationQueue ?? session.rootQueue)
+    }
+
+    /// The downloaded file once the download finished and was moved, else `nil`.
+    public var fileURL: URL? { sink.finalURL }
+    /// Always `nil`: Lariat does not produce resume data yet.
+    public var resumeData: Data? { nil }
+
+    /// Cancels the download; Lariat produces no resume data, so this is ``Request/cancel()``.
+    /// - Parameter shouldProduceResumeData: Ignored.
+    @discardableResult
+    public func cancel(producingResumeData shouldProduceResumeData: Bool) -> Self {
+        cancel()
+    }
+
+    /// Cancels the download and calls `completionHandler` with `nil` (no resume data).
+    @discardableResult
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
+        cancel()
+        underlyingQueue.async { completionHandler(nil) }
+        return self
+    }
+
+    override func makeURLRequest() throws -> URLRequest {
+        var request = try convertible.asURLRequest()
+        try modifier?(&request)
+        return request
+    }
+
+    override func didReceive(_ event: TransportEvent) {
+        switch event {
+        case .head(let head):
+            record(head: head)
+            let url = fileManager.temporaryDirectory.appendingPathComponent("Lariat_\(UUID().uuidString).download")
+            if let error = sink.open(url) { abort(error, code: .cannotCreateFile) }
+        case .body(let chunk):
+            if let error = sink.write(chunk) { abort(error, code: .cannotWriteToFile) }
+        case .end(let summary):
+            record(summary: summary, failure: nil)
+            moveToDestination()
+            finish()
+        case .failure(let error, let summary):
+            record(summary: summary, failure: error)
+            sink.discard(fileManager)
+            finish()
+        }
+    }
+
+    /// A local file failure ends the exchange: the error is recorded first, so it is the one the
+    /// handlers see (the transport's `.cancelled` that follows does not replace it).
+    private func abort(_ error: SocketError, code: URLError.Code) {
+        let exchange = mutable.withLock { state -> Exchange? in
+            state.error = state.error ?? .sessionTaskFailed(error: URLError.lariat(code, underlying: error, url: state.request?.url))
+            return state.exchange
+        }
+        exchange?.cancel(pool: session.pool)
+    }
+
+    /// Closes the file and moves it where ``destination`` says (at once, on the request's queue).
+    private func moveToDestination() {
+        guard let temporary = sink.close() else { return }
+        let (failed, response) = mutable.withLock { ($0.error != nil, $0.response) }
+        guard !failed else { return sink.discard(fileManager) }
+        guard let destination, let response else { return sink.finished(at: temporary) }
+        let (target, options) = destination(temporary, response)
+        do {
+            if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
+                try fileManager.removeItem(at: target)
+            }
+            if options.contains(.createIntermediateDirectories) {
+                try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            try fileManager.moveItem(at: temporary, to: target)
+            sink.finished(at: target)
+        } catch {
+            mutable.withLock { $0.error = $0.error ?? .downloadedFileMoveFailed(error: error, source: temporary, destination: target) }
+            sink.discard(fileManager)
+        }
+    }
+
+    override func runValidators() {
+        let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
+        guard !failed, let response else { return }
+        let fileURL = sink.finalURL
+        for validation in validators.withLock({ $0 }) {
+            if case .failure(let error) = validation(request, response, fileURL) {
+                let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+                mutable.withLock { $0.error = $0.error ?? afError }
+                return
+            }
+        }
+    }
+
+    // MARK: Validation
+
+    /// Adds a validation closure, run when the download has ended, in the order added.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        validators.withLock { $0.append(validation) }
+        return self
+    }
+
+    /// Accepts only status codes in `acceptableStatusCodes`.
+    @discardableResult
+    public func validate<S: Sequence<Int> & Sendable>(statusCode acceptableStatusCodes: S) -> Self {
+        validate { _, response, _ in ResponseValidation.validate(statusCode: acceptableStatusCodes, response: response).mapError { $0 } }
+    }
+
+    /// Accepts only responses whose Content-Type matches one of `acceptableContentTypes`; an
+    /// empty file is accepted. The file is not read.
+    @discardableResult
+    public func validate<S: Sequence<String> & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self {
+        let sink = self.sink
+        return validate { _, response, _ in
+            ResponseValidation.validate(contentType: acceptableContentTypes(), response: response, hasContent: sink.bytesWritten > 0).mapError { $0 }
+        }
+    }
+
+    /// Accepts status codes 200..<300 and a Content-Type matching the request's Accept field.
+    @discardableResult
+    public func validate() -> Self {
+        let sink = self.sink
+        return validate { request, response, _ in
+            ResponseValidation.validate(request: request, response: response, hasContent: sink.bytesWritten > 0).mapError { $0 }
+        }
+    }
+}
+
+/// The download's file: written on the connection's loop, closed and moved on the request's queue.
+final class DownloadSink: Sendable {
+    private struct State {
+        var file: File?
+        var temporaryURL: URL?
+        var finalURL: URL?
+        var bytesWritten = 0
+    }
+
+    private let state = Mutex<State>(State())
+
+    /// Bytes written so far.
+    var bytesWritten: Int { state.withLock { $0.bytesWritten } }
+    /// Where the file ended up, once finished.
+    var finalURL: URL? { state.withLock { $0.finalURL } }
+
+    /// Creates (or truncates) the file at `url`; returns the error if it cannot.
+    func open(_ url: URL) -> SocketError? {
+        state.withLock { state -> SocketError? in
+            do throws(SocketError) {
+                state.file = try File(path: url.path, mode: .createOrTruncate)
+                state.temporaryURL = url
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Appends `chunk`; returns the error if the write failed (ENOSPC, EIO…).
+    func write(_ chunk: Data) -> SocketError? {
+        state.withLock { state -> SocketError? in
+            guard let file = state.file else { return nil }
+            do throws(SocketError) {
+                try chunk.withUnsafeBytes { raw in Result { () throws(SocketError) in try file.write(raw) } }.get()
+                state.bytesWritten += chunk.count
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Closes the file; returns its temporary URL, or nil if none was opened.
+    func close() -> URL? {
+        state.withLock { state in
+            state.file?.close()
+            state.file = nil
+            return state.temporaryURL
+        }
+    }
+
+    /// Records where the finished file is.
+    func finished(at url: URL) {
+        state.withLock { $0.finalURL = url; $0.temporaryURL = nil }
+    }
+
+    /// Closes and removes the temporary file (a failed or cancelled download leaves nothing behind).
+    func discard(_ fileManager: FileManager) {
+        guard let url = close() else { return }
+        try? fileManager.removeItem(at: url)
+        state.withLock { $0.temporaryURL = nil }
+    }
+}

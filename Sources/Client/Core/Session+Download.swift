@@ -1,0 +1,64 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+
+extension Session {
+    // MARK: Downloads
+
+    /// Downloads `convertible` into a file, with `[String: Any]` parameters encoded by `encoding`.
+    /// - Parameters:
+    ///   - convertible: The URL.
+    ///   - method: `.get` by default.
+    ///   - parameters: Encoded into the query or body; `nil` by default.
+    ///   - encoding: `URLEncoding.default` by default.
+    ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
+    ///   - destination: Where the finished file goes; `nil` (the default) keeps it in the
+    ///     temporary directory.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func download(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        let box = ParametersBox(parameters)
+        let request = ClosureRequestConvertible {
+            try encoding.encode(try URLRequest(url: convertible, method: method, headers: headers), with: box.parameters)
+        }
+        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default, session: self)
+    }
+
+    /// Downloads `convertible` into a file, with `Encodable` parameters encoded by `encoder`.
+    /// - Parameters: As ``download(_:method:parameters:encoding:headers:requestModifier:to:)``, with
+    ///   `encoder` (`URLEncodedFormParameterEncoder.default` by default) in place of `encoding`.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func download<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        let request = ClosureRequestConvertible {
+            try encoder.encode(parameters, into: try URLRequest(url: convertible, method: method, headers: headers))
+        }
+        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default, session: self)
+    }
+
+    /// Downloads what the request `convertible` builds into a file.
+    /// - Parameters:
+    ///   - convertible: The request.
+    ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func download(_ convertible: any URLRequestConvertible, to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+        DownloadRequest(convertible: convertible, modifier: nil, destination: destination, fileManager: .default, session: self)
+    }
+}

@@ -1,0 +1,101 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Synchronization
+import EventLoop
+
+/// A ``DataRequest`` whose body is an upload: bytes, a file streamed from disk, or multipart form
+/// data (encoded in memory below a threshold, else written to a temporary file and streamed).
+///
+/// A file body is read 256 KiB at a time as the socket drains: uploading a 100 MiB file holds
+/// 256 KiB of it in memory. Its `Content-Length` is the file's size when the request starts.
+public final class UploadRequest: DataRequest, @unchecked Sendable {
+    /// What an upload sends.
+    public enum Uploadable: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, sent whole; removed once the request finished when `shouldRemove` is true
+        /// (multipart bodies written to a temporary file).
+        case file(URL, shouldRemove: Bool)
+    }
+
+    /// How the uploadable is produced when the request starts.
+    enum Source: Sendable {
+        case uploadable(Uploadable)
+        case multipart(MultipartFormData, threshold: UInt64)
+    }
+
+    private let source: Source
+    /// The file manager used for multipart temporary files and removal.
+    public let fileManager: FileManager
+    private let made = UploadableBox()
+
+    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, source: Source, fileManager: FileManager, session: Session) {
+        self.source = source
+        self.fileManager = fileManager
+        super.init(convertible: convertible, modifier: modifier, session: session)
+    }
+
+    /// The uploadable sent, once the request started.
+    public var uploadable: Uploadable? { made.value }
+
+    override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
+        let uploadable: Uploadable
+        switch source {
+        case .uploadable(let given):
+            uploadable = given
+        case .multipart(let form, let threshold):
+            request.headers.update(.contentType(form.contentType))
+            if form.contentLength < threshold {
+                uploadable = .data(try form.encode())
+            } else {
+                let file = fileManager.temporaryDirectory
+                    .appendingPathComponent("org.lariat.multipart", isDirectory: true)
+                    .appendingPathComponent("\(UUID().uuidString).multipart")
+                do {
+                    try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: file))
+                }
+                try form.writeEncodedData(to: file)
+                uploadable = .file(file, shouldRemove: true)
+            }
+        }
+        made.value = uploadable
+        switch uploadable {
+        case .data(let data):
+            return .data(data)
+        case .file(let url, _):
+            guard url.isFileURL else { throw AFError.createUploadableFailed(error: URLError(.unsupportedURL)) }
+            do {
+                let size = try File(path: url.path, mode: .read).size()
+                return .file(path: url.path, length: size)
+            } catch {
+                throw AFError.createUploadableFailed(error: error)
+            }
+        }
+    }
+
+    override func didReceive(_ event: TransportEvent) {
+        super.didReceive(event)
+        switch event {
+        case .end, .failure: removeTemporaryFile()
+        case .head, .body: break
+        }
+    }
+
+    private func removeTemporaryFile() {
+        if case .file(let url, true)? = made.value { try? fileManager.removeItem(at: url) }
+    }
+}
+
+/// The uploadable made when the request started; written once on the request's queue.
+final class UploadableBox: Sendable {
+    private let storage = Mutex<UploadRequest.Uploadable?>(nil)
+    var value: UploadRequest.Uploadable? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,89 @@
+// File: a regular file read or written with blocking calls, for request bodies streamed from
+// disk (uploads) and response bodies streamed to disk (downloads).
+//
+// Regular files never return EAGAIN (epoll cannot watch them), so reads and writes block; on a
+// loop thread they take page-cache time (memory-copy speed), and keep memory bounded: a download
+// writes each chunk before the next read from the socket, an upload reads the next chunk only
+// when the socket took the last one.
+internal import Glibc
+
+/// An open regular file, closed on `close()` or deinit. Not thread-safe: one owner at a time.
+public final class File {
+    /// How to open a file.
+    public enum Mode: Sendable {
+        /// Read only; the file must exist.
+        case read
+        /// Write only; created with mode 0644 if missing, truncated if present.
+        case createOrTruncate
+    }
+
+    private var fd: Int32
+    /// The path the file was opened with.
+    public let path: String
+
+    /// Opens `path`.
+    /// - Parameters:
+    ///   - path: The file's path.
+    ///   - mode: ``Mode/read`` or ``Mode/createOrTruncate``.
+    /// - Throws: `SocketError` with `syscall == "open"` and the errno (ENOENT, EACCES…).
+    public init(path: String, mode: Mode) throws(SocketError) {
+        let flags: Int32 = switch mode {
+        case .read: O_RDONLY | O_CLOEXEC
+        case .createOrTruncate: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        }
+        var opened: Int32 = -1
+        repeat {
+            opened = Glibc.open(path, flags, 0o644)
+        } while opened < 0 && errno == EINTR
+        guard opened >= 0 else { throw SocketError(errno: errno, syscall: "open") }
+        self.fd = opened
+        self.path = path
+    }
+
+    deinit { close() }
+
+    /// The file's size in bytes.
+    /// - Throws: `SocketError` from `fstat`.
+    public func size() throws(SocketError) -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SocketError(errno: errno, syscall: "fstat") }
+        return Int(info.st_size)
+    }
+
+    /// Reads up to `buffer.count` bytes at the current position.
+    /// - Returns: The number of bytes read; 0 at the end of the file.
+    /// - Throws: `SocketError` from `read`, or `.socketClosed` after `close()`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int {
+        guard fd >= 0 else { throw SocketError(kind: .socketClosed, syscall: "read") }
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.read(fd, base, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw SocketError(errno: errno, syscall: "read") }
+        }
+    }
+
+    /// Writes all of `bytes` at the current position.
+    /// - Throws: `SocketError` from `write` (ENOSPC, EIO…), or `.socketClosed` after `close()`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) {
+        guard fd >= 0 else { throw SocketError(kind: .socketClosed, syscall: "write") }
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, next, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SocketError(errno: errno, syscall: "write")
+            }
+            next += n
+            left -= n
+        }
+    }
+
+    /// Closes the file; later calls do nothing.
+    public func close() {
+        guard fd >= 0 else { return }
+        _ = Glibc.close(fd)
+        fd = -1
+    }
+}
