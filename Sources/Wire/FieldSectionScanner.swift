@@ -53,15 +53,11 @@ struct FieldSectionScanner: Sendable {
                 // section limit. Anything else (an error, an incomplete line, obs-fold, the empty
                 // line) falls through to the slow path, which alone decides errors, so the outcome
                 // is the same however the input was split.
-                if let (field, lineEnd) = Self.fastFieldLine(p, from: lineStart, end: min(end, sectionLimit)) {
-                    guard fields.count < limits.maxFieldCount else {
-                        throw WireError(.tooManyFields, "more than \(limits.maxFieldCount) field lines", offset: lineStart)
-                    }
-                    fields.append(field)
-                    lineStart = lineEnd
-                    searchFrom = lineEnd
-                    continue
-                }
+                // It stops before the field that would pass `maxFieldCount`: the slow path throws.
+                lineStart = Self.fastFieldLines(
+                    p, from: lineStart, end: min(end, sectionLimit), fields: &fields, maxCount: limits.maxFieldCount
+                )
+                searchFrom = lineStart
             }
             guard let lf = Scan.lineFeed(p, from: max(searchFrom, lineStart), end: end) else {
                 searchFrom = end
@@ -232,31 +228,59 @@ struct FieldSectionScanner: Sendable {
         return FieldRange(name: line.lowerBound..<nameEnd, value: value)
     }
 
-    /// Parses a complete, valid field line starting at `start` that ends (LF included) at or
-    /// before `end`; returns `nil` for anything else, without judging it.
-    @inline(__always)
-    private static func fastFieldLine(_ p: UnsafeRawPointer, from start: Int, end: Int) -> (FieldRange, Int)? {
-        let nameEnd = Scan.tokenBytes(p, from: start, end: end)
-        guard nameEnd > start, nameEnd < end, Scan.byte(p, nameEnd) == ASCII.colon else { return nil }
-        var i = nameEnd + 1
-        while i < end && isWhitespace(Scan.byte(p, i)) { i += 1 }
-        let valueStart = i
-        while true {
-            i = Scan.plainValueBytes(p, from: i, end: end)
-            guard i < end else { return nil }
-            let b = Scan.byte(p, i)
-            if b == ASCII.tab {
-                i += 1
-                continue
+    /// Parses the complete, valid field lines that follow each other from `start`, each ending (LF
+    /// included) at or before `end`, and appends them to `fields` while it holds fewer than
+    /// `maxCount`. Returns where the first line it did not take starts; that line (an error, an
+    /// incomplete line, obs-fold, the empty line, one field too many) is left to the slow path,
+    /// without being judged here.
+    ///
+    /// One loop for all lines, so its constants stay in registers and a line costs no call; fields
+    /// go to a stack batch and reach the array 16 at a time, because `Array.append` checks
+    /// uniqueness through a runtime call that spills every vector register (measured under
+    /// callgrind: about 150 instructions per field line less than a call and an append per line).
+    private static func fastFieldLines(
+        _ p: UnsafeRawPointer, from start: Int, end: Int, fields: inout [FieldRange], maxCount: Int
+    ) -> Int {
+        withUnsafeTemporaryAllocation(of: FieldRange.self, capacity: 16) { batch in
+            // `batch[0..<pending]` holds the fields not yet appended (FieldRange is trivial, so
+            // slots can be initialized again after they were copied out).
+            var pending = 0
+            var lineStart = start
+            let room = maxCount &- fields.count
+            var taken = 0
+            lines: while taken < room {
+                let nameEnd = Scan.tokenBytes(p, from: lineStart, end: end)
+                guard nameEnd > lineStart, nameEnd < end, Scan.byte(p, nameEnd) == ASCII.colon else { break }
+                var i = nameEnd &+ 1
+                while i < end && isWhitespace(Scan.byte(p, i)) { i &+= 1 }
+                let valueStart = i
+                while true {
+                    i = Scan.plainValueBytes(p, from: i, end: end)
+                    guard i < end else { break lines }
+                    let b = Scan.byte(p, i)
+                    if b == ASCII.tab {
+                        i &+= 1
+                        continue
+                    }
+                    guard b == ASCII.cr, i &+ 1 < end, Scan.byte(p, i &+ 1) == ASCII.lf else { break lines }
+                    break
+                }
+                var valueEnd = i
+                while valueEnd > valueStart && isWhitespace(Scan.byte(p, valueEnd &- 1)) { valueEnd &-= 1 }
+                // A following line that starts with whitespace is an obs-fold continuation: the
+                // slow path appends it to this field, so this one is fine as it is.
+                if pending == batch.count {
+                    fields.append(contentsOf: batch)
+                    pending = 0
+                }
+                batch.initializeElement(at: pending, to: FieldRange(name: lineStart..<nameEnd, value: valueStart..<valueEnd))
+                pending &+= 1
+                taken &+= 1
+                lineStart = i &+ 2
             }
-            guard b == ASCII.cr, i + 1 < end, Scan.byte(p, i + 1) == ASCII.lf else { return nil }
-            break
+            if pending > 0 { fields.append(contentsOf: batch[0..<pending]) }
+            return lineStart
         }
-        var valueEnd = i
-        while valueEnd > valueStart && isWhitespace(Scan.byte(p, valueEnd - 1)) { valueEnd -= 1 }
-        // A following line that starts with whitespace is an obs-fold continuation: the slow path
-        // appends it to this field, so this one is fine as it is.
-        return (FieldRange(name: start..<nameEnd, value: valueStart..<valueEnd), i + 2)
     }
 
     /// Appends an obs-fold continuation line to the previous field (RFC 9112 §5.2).
