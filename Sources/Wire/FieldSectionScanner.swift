@@ -47,6 +47,16 @@ struct FieldSectionScanner: Sendable {
         _ p: UnsafeRawPointer, end: Int, fields: inout [FieldRange], limits: ParserLimits
     ) throws(WireError) -> Int? {
         let sectionLimit = kind == .header ? limits.maxHeaderSectionSize : limits.maxTrailerSectionSize
+        if kind == .header && statusLine == nil && searchFrom == 0 {
+            // Fast path for a complete, valid status line within both limits, the first time the
+            // section is seen; anything else is left to the slow path, which alone decides errors.
+            let limit = min(end, Self.statusLineLimit(limits, sectionLimit: sectionLimit))
+            if let (line, lineEnd) = Self.fastStatusLine(p, end: limit) {
+                statusLine = line
+                lineStart = lineEnd
+                searchFrom = lineEnd
+            }
+        }
         while true {
             if searchFrom <= lineStart && (kind == .trailer || statusLine != nil) {
                 // Fast path: one pass over a complete, valid field line that ends within the
@@ -58,6 +68,13 @@ struct FieldSectionScanner: Sendable {
                     p, from: lineStart, end: min(end, sectionLimit), fields: &fields, maxCount: limits.maxFieldCount
                 )
                 searchFrom = lineStart
+                // The empty line that ends the section, within the section limit.
+                let limit = min(end, sectionLimit)
+                if lineStart &+ 2 <= limit && Scan.byte(p, lineStart) == ASCII.cr && Scan.byte(p, lineStart &+ 1) == ASCII.lf {
+                    lineStart &+= 2
+                    searchFrom = lineStart
+                    return lineStart
+                }
             }
             guard let lf = Scan.lineFeed(p, from: max(searchFrom, lineStart), end: end) else {
                 searchFrom = end
@@ -199,6 +216,39 @@ struct FieldSectionScanner: Sendable {
             }
         }
         return StatusLine(version: HTTPVersion(major: 1, minor: Int(minor - 0x30)), status: status, reason: reason)
+    }
+
+    /// `HTTP/1.` as the first seven bytes of a little-endian word.
+    private static let http1Prefix: UInt64 = 0x002E_312F_5054_5448
+
+    /// Parses a complete, valid `HTTP/1.D SP DDD [SP reason] CRLF` at the start of `p[0..<end]`,
+    /// with a status of 100 or more; returns `nil` for anything else, without judging it. Agrees
+    /// with `parseStatusLine` on every line it accepts: every fixture runs whole (this path) and
+    /// byte by byte (the slow path), and WideScanTests sweeps every byte of a status line.
+    @inline(__always)
+    private static func fastStatusLine(_ p: UnsafeRawPointer, end: Int) -> (StatusLine, Int)? {
+        // The shortest line, `HTTP/1.1 200` CR LF, is 14 bytes.
+        guard end >= 14, Scan.word(p, 0, end: end) & 0x00FF_FFFF_FFFF_FFFF == http1Prefix else { return nil }
+        let minor = Scan.byte(p, 7), d0 = Scan.byte(p, 9), d1 = Scan.byte(p, 10), d2 = Scan.byte(p, 11)
+        guard isDigit(minor), Scan.byte(p, 8) == ASCII.space, d0 >= 0x31 && d0 <= 0x39, isDigit(d1), isDigit(d2) else {
+            return nil
+        }
+        let status = Int(d0 &- 0x30) &* 100 &+ Int(d1 &- 0x30) &* 10 &+ Int(d2 &- 0x30)
+        let version = HTTPVersion(major: 1, minor: Int(minor &- 0x30))
+        var i = 12
+        var reasonStart = 12
+        if Scan.byte(p, 12) == ASCII.space {
+            reasonStart = 13
+            i = 13
+            while true {
+                i = Scan.plainValueBytes(p, from: i, end: end)
+                guard i < end else { return nil }
+                guard Scan.byte(p, i) == ASCII.tab else { break }
+                i &+= 1
+            }
+        }
+        guard i &+ 1 < end, Scan.byte(p, i) == ASCII.cr, Scan.byte(p, i &+ 1) == ASCII.lf else { return nil }
+        return (StatusLine(version: version, status: status, reason: reasonStart..<i), i &+ 2)
     }
 
     // MARK: Field lines (RFC 9112 §5)

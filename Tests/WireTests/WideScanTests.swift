@@ -105,4 +105,21 @@ struct WideScanTests {
         #expect(f[2].value == "caf\u{E9} na\u{EF}ve r\u{E9}sum\u{E9} \u{2603}\u{2603}\u{2603}\u{2603}\u{2603}\u{2603} end")
         #expect(f[3].value == "padded on both sides, long enough for two vectors")
     }
+
+    @Test("a status-line byte at every position: whole (fast path) and byte by byte (slow path) agree", arguments: 0...255)
+    func statusLineByte(_ byte: Int) {
+        let line = Array("HTTP/1.1 200 OK\r\n".utf8)
+        for k in 0..<line.count {
+            var raw = line
+            raw[k] = UInt8(byte)
+            raw += Self.rest
+            let whole = transcript(Splits.whole(raw), methods: [.get], eof: true)
+            let bytewise = transcript(Splits.byteByByte(raw), methods: [.get], eof: true)
+            #expect(whole == bytewise, "byte \(byte) at \(k)")
+        }
+        for variant in ["HTTP/1.0 404\r\n", "HTTP/1.1 100 \r\n", "HTTP/1.1 999 A\tB\u{80}\r\n", "HTTP/1.1 099 Low\r\n"] {
+            let raw = Array(variant.utf8) + Self.rest
+            #expect(transcript(Splits.whole(raw), methods: [.get], eof: true) == transcript(Splits.byteByByte(raw), methods: [.get], eof: true), "\(variant)")
+        }
+    }
 }
