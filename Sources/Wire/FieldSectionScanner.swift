@@ -328,7 +328,7 @@ struct FieldSectionScanner: Sendable {
                 taken &+= 1
                 lineStart = i &+ 2
             }
-            if pending > 0 { fields.append(contentsOf: batch[0..<pending]) }
+            if pending > 0 { fields.append(contentsOf: UnsafeBufferPointer(rebasing: batch[0..<pending])) }
             return lineStart
         }
     }

@@ -19,7 +19,7 @@ struct CaseInsensitiveTests {
 
     private static func compare(_ bytes: [UInt8], _ pattern: StaticString, offset: Int) -> Bool {
         // Padding on both sides, so a read outside `range` would show as a wrong answer here and
-        // as an overflow under ASan (the fuzz build).
+        // as an overflow under `swift test --sanitize=address`.
         let padded = [UInt8](repeating: 0x61, count: offset) + bytes + [UInt8](repeating: 0x61, count: 3)
         return padded.withUnsafeBytes { raw in
             Scan.equalsIgnoringCase(raw.baseAddress!, offset..<(offset + bytes.count), pattern)
