@@ -33,9 +33,11 @@ public struct RequestMethod: Hashable, Sendable, RawRepresentable, CustomStringC
 
     /// How this method affects response framing.
     var responseKind: ResponseKind {
-        switch rawValue {
-        case "HEAD": return .head
-        case "CONNECT": return .connect
+        // The length first: a `switch` over string literals compared every request's method
+        // with both (measured under callgrind: about 100 instructions per request).
+        switch rawValue.utf8.count {
+        case 4 where rawValue == "HEAD": return .head
+        case 7 where rawValue == "CONNECT": return .connect
         default: return .normal
         }
     }
