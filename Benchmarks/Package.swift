@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"], swiftSettings: strict),
         .executableTarget(
             name: "peer-lariat",
-            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat")],
+            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat"), .product(name: "TLS", package: "Lariat")],
             swiftSettings: strict
         ),
     ]

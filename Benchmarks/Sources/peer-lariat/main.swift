@@ -1,30 +1,24 @@
 // peer-lariat: the benchmark contract (README.md) on Lariat's Alamofire-shaped `Client` API.
 //
 // Only what a user would write: one `Session` (`URLSessionConfiguration.af.default` with
-// `httpMaximumConnectionsPerHost = --connections`), `request(_:).serializingData()`,
-// `serializingDecodable(_:)`.
-//
-// Gaps in Lariat today, stated rather than hidden:
-// - no streaming download API (`download(_:to:)` / `DownloadRequest` do not exist yet): the
-//   `download-file` workload collects the body in memory and then writes it to `--out`, so its
-//   peak RSS includes the whole body;
-// - no upload API (`upload(_:to:)`): the file is read into `URLRequest.httpBody` and POSTed, not
-//   streamed;
-// - no custom-CA / server-trust option on `Session`: https workloads answer "unsupported" (3).
+// `httpMaximumConnectionsPerHost = --connections`, a `TLSConfiguration` trusting `--cacert`),
+// `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
+// written to the file as it arrives) and `upload(_ fileURL:to:)` (the file is streamed).
 import BenchSupport
 import Client
+import TLS
 import Foundation  // not FoundationNetworking: Client provides URLRequest/URLSessionConfiguration itself
 
 struct LariatPeer: PeerClient {
     let session: Session
 
     init(options: BenchOptions) throws {
-        if options.url.lowercased().hasPrefix("https://") {
-            throw Unsupported("https: Lariat's Session has no option to trust a custom CA (--cacert) yet")
-        }
         let configuration = URLSessionConfiguration.af.default
         configuration.httpMaximumConnectionsPerHost = options.connections
-        session = Session(configuration: configuration)
+        var tls = TLSConfiguration()
+        if let cacert = options.cacert { tls.trustRoots = .file(cacert) }
+        tls.sessionResumption = options.tlsResumption
+        session = Session(configuration: configuration, tlsConfiguration: tls)
     }
 
     func get(_ url: String, closeConnection: Bool) async throws -> Fetched {
@@ -40,21 +34,17 @@ struct LariatPeer: PeerClient {
     }
 
     func download(_ url: String, to path: String) async throws -> Fetched {
-        // No streaming download in Lariat yet: collect, then write.
-        let response = await session.request(url).serializingData().response
-        let data = try response.result.get()
-        try data.write(to: URL(fileURLWithPath: path))
-        return Fetched(status: response.response?.statusCode ?? 0, bodyBytes: data.count)
+        let destination = URL(fileURLWithPath: path)
+        let response = await session.download(url, to: { _, _ in (destination, [.removePreviousFile]) })
+            .serializingDownloadedFileURL().response
+        let file = try response.result.get()
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? -1
+        return Fetched(status: response.response?.statusCode ?? 0, bodyBytes: size)
     }
 
     func upload(file path: String, size: Int, to url: String) async throws -> Fetched {
-        // No upload API in Lariat yet: the body is the whole file in memory.
-        guard let parsed = URL(string: url) else { throw ValidationFailure("bad URL \(url)") }
-        var request = URLRequest(url: parsed)
-        request.httpMethod = "POST"
-        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try Data(contentsOf: URL(fileURLWithPath: path))
-        let response = await session.request(request).serializingData().response
+        let headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
+        let response = await session.upload(URL(fileURLWithPath: path), to: url, headers: headers).serializingData().response
         let data = try response.result.get()
         return Fetched(status: response.response?.statusCode ?? 0, bodyBytes: data.count)
     }
@@ -63,5 +53,5 @@ struct LariatPeer: PeerClient {
 }
 
 await peerMain(name: "lariat") { options in
-    (try LariatPeer(options: options), "off")
+    (try LariatPeer(options: options), options.tlsResumption ? "on" : "off")
 }

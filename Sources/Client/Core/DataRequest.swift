@@ -37,8 +37,7 @@ public class DataRequest: Request, @unchecked Sendable {
         switch event {
         case .head(let head):
             record(head: head)
-        case .body(let chunk):
-            buffer.append(chunk)
+            if let length = head.contentLength { buffer.reserve(length) }
         case .end(let summary):
             record(summary: summary, failure: nil)
             finish()
@@ -46,6 +45,10 @@ public class DataRequest: Request, @unchecked Sendable {
             record(summary: summary, failure: error)
             finish()
         }
+    }
+
+    override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
+        buffer.append(bytes)
     }
 
     override func runValidators() {
@@ -116,6 +119,16 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
+        serializeResponse(using: responseSerializer) { value in queue.async { completionHandler(value) } }
+        return self
+    }
+
+    /// Serializes the response once the request finished, on the serialization queue, and hands
+    /// the result to `deliver` there.
+    func serializeResponse<Serializer: DataResponseSerializerProtocol>(
+        using responseSerializer: Serializer,
+        deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
+    ) {
         appendResponseHandler { [self] in
             serializationQueue.async { [self] in
                 let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
@@ -128,12 +141,10 @@ public class DataRequest: Request, @unchecked Sendable {
                     result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
                 }
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                let value = DataResponse(request: request, response: response, data: data, metrics: metrics,
-                                         serializationDuration: duration, result: result)
-                queue.async { completionHandler(value) }
+                deliver(DataResponse(request: request, response: response, data: data, metrics: metrics,
+                                     serializationDuration: duration, result: result))
             }
         }
-        return self
     }
 
     /// The body as `Data`; see ``DataResponseSerializer`` for the empty-body rules.
@@ -187,11 +198,25 @@ public class DataRequest: Request, @unchecked Sendable {
 /// The body collected so far; appended on the request's queue, read from any thread.
 final class BodyBuffer: Sendable {
     private let storage = Mutex<Data?>(nil)
-    /// Appends in place: `($0 ?? Data()) + chunk` built a new Data per chunk, which made a
-    /// 100 MiB download copy quadratically.
-    func append(_ chunk: Data) {
+    /// At most this much is reserved up front from a response's Content-Length: the server
+    /// chooses that number, so it must not choose our allocation without bound (reserving only maps
+    /// address space: pages become resident as bytes arrive); beyond it, Data grows by doubling.
+    static let maxReservation = 256 * 1024 * 1024
+
+    /// Reserves room for a body of `length` bytes (capped at ``maxReservation``) before any byte
+    /// arrived, so a large body is not copied at every doubling.
+    func reserve(_ length: Int) {
+        guard length > 0 else { return }
         storage.withLock { data in
-            if data == nil { data = chunk } else { data!.append(chunk) }
+            if data == nil { data = Data(capacity: min(length, Self.maxReservation)) }
+        }
+    }
+
+    /// Appends a copy of `bytes`, in place (`($0 ?? Data()) + chunk` built a new Data per chunk,
+    /// which made a 100 MiB download copy quadratically).
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        storage.withLock { data in
+            if data == nil { data = Data(bytes) } else { data!.append(contentsOf: bytes) }
         }
     }
     var data: Data? { storage.withLock { $0 } }

@@ -33,6 +33,16 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
+        serializeDownload(using: responseSerializer) { value in queue.async { completionHandler(value) } }
+        return self
+    }
+
+    /// Serializes the download once finished, on the serialization queue, and hands the result to
+    /// `deliver` there.
+    func serializeDownload<Serializer: DownloadResponseSerializerProtocol>(
+        using responseSerializer: Serializer,
+        deliver: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) {
         appendResponseHandler { [self] in
             serializationQueue.async { [self] in
                 let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
@@ -45,12 +55,10 @@ extension DownloadRequest {
                     result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
                 }
                 let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
-                                             metrics: metrics, serializationDuration: duration, result: result)
-                queue.async { completionHandler(value) }
+                deliver(DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+                                         metrics: metrics, serializationDuration: duration, result: result))
             }
         }
-        return self
     }
 
     /// The downloaded file's URL.
@@ -109,26 +117,31 @@ extension DownloadRequest {
 }
 
 /// The async face of a `DownloadRequest`'s serialized response (Alamofire's `DownloadTask`).
+///
+/// The serializer is attached when the task is made (which starts the download); the response
+/// can be awaited any number of times, from any task.
 public struct DownloadTask<Value: Sendable>: Sendable {
     private let request: DownloadRequest
-    private let task: Task<AFDownloadResponse<Value>, Never>
+    private let waiter = ResponseWaiter<AFDownloadResponse<Value>>()
+    private let shouldAutomaticallyCancel: Bool
 
     init(request: DownloadRequest, shouldAutomaticallyCancel: Bool,
-         serialize: @escaping @Sendable (DownloadRequest, @escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void) {
+         serialize: (DownloadRequest, @escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void) {
         self.request = request
-        task = Task {
+        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
+        serialize(request) { [waiter] in waiter.deliver($0) }
+    }
+
+    /// The full response: request, response, file URL, metrics and result.
+    public var response: AFDownloadResponse<Value> {
+        get async {
             await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    serialize(request) { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
+                await waiter.response
+            } onCancel: { [request, shouldAutomaticallyCancel] in
                 if shouldAutomaticallyCancel { request.cancel() }
             }
         }
     }
-
-    /// The full response: request, response, file URL, metrics and result.
-    public var response: AFDownloadResponse<Value> { get async { await task.value } }
     /// The result.
     public var result: Result<Value, AFError> { get async { await response.result } }
     /// The value, or the error thrown.
@@ -196,7 +209,7 @@ extension DownloadRequest {
         using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
     ) -> DownloadTask<Serializer.SerializedObject> {
         DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
-            request.response(queue: Session.defaultCompletionQueue, responseSerializer: serializer, completionHandler: done)
+            request.serializeDownload(using: serializer, deliver: done)
         }
     }
 }

@@ -105,8 +105,6 @@ public class DownloadRequest: Request, @unchecked Sendable {
             record(head: head)
             let url = fileManager.temporaryDirectory.appendingPathComponent("Lariat_\(UUID().uuidString).download")
             if let error = sink.open(url) { abort(error, code: .cannotCreateFile) }
-        case .body(let chunk):
-            if let error = sink.write(chunk) { abort(error, code: .cannotWriteToFile) }
         case .end(let summary):
             record(summary: summary, failure: nil)
             moveToDestination()
@@ -116,6 +114,10 @@ public class DownloadRequest: Request, @unchecked Sendable {
             sink.discard(fileManager)
             finish()
         }
+    }
+
+    override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
+        if let error = sink.write(bytes) { abort(error, code: .cannotWriteToFile) }
     }
 
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
@@ -227,13 +229,13 @@ final class DownloadSink: Sendable {
         }
     }
 
-    /// Appends `chunk`; returns the error if the write failed (ENOSPC, EIO…).
-    func write(_ chunk: Data) -> SocketError? {
+    /// Appends `bytes`; returns the error if the write failed (ENOSPC, EIO…).
+    func write(_ bytes: UnsafeRawBufferPointer) -> SocketError? {
         state.withLock { state -> SocketError? in
             guard let file = state.file else { return nil }
             do throws(SocketError) {
-                try chunk.withUnsafeBytes { raw in Result { () throws(SocketError) in try file.write(raw) } }.get()
-                state.bytesWritten += chunk.count
+                try file.write(bytes)
+                state.bytesWritten += bytes.count
                 return nil
             } catch {
                 return error

@@ -107,7 +107,10 @@ public class Request: @unchecked Sendable {
             state.state = .resumed
             return first
         }
-        if start { underlyingQueue.async { self.start() } }
+        // Started on the caller's thread: building the URLRequest is quick, and the hand-off to
+        // the connection's loop follows at once. A hop through `underlyingQueue` first cost one
+        // more thread wake-up per request (perf: wake-ups were most of a keep-alive GET's CPU).
+        if start { self.start() }
         return self
     }
 
@@ -150,6 +153,8 @@ public class Request: @unchecked Sendable {
     /// Receives the transport's events: the head and body chunks on the connection's loop (keep
     /// it quick and thread-safe), the end or failure on `underlyingQueue`.
     func didReceive(_ event: TransportEvent) {}
+    /// Receives body bytes on the connection's loop, borrowed for the call: copy them.
+    func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {}
     /// Runs validators once the exchange ended; DataRequest overrides.
     func runValidators() {}
 
@@ -180,10 +185,10 @@ public class Request: @unchecked Sendable {
             mutable.withLock { $0.error = $0.error ?? ((error as? AFError) ?? .createURLRequestFailed(error: error)) }
             return finish()
         }
-        let exchange = Exchange(request: transport) { [weak self] event in
+        let exchange = Exchange(request: transport, handler: { [weak self] event in
             guard let self else { return }
             switch event {
-            case .head, .body:
+            case .head:
                 // Recorded on the connection's loop: quick bookkeeping under the request's locks.
                 // A dispatch per event cost three allocations each, and one per body chunk adds
                 // up on a large download; the end still hops to the request's queue, after them.
@@ -191,7 +196,9 @@ public class Request: @unchecked Sendable {
             case .end, .failure:
                 self.underlyingQueue.async { self.didReceive(event) }
             }
-        }
+        }, bodyHandler: { [weak self] bytes in
+            self?.didReceiveBody(bytes)
+        })
         let proceed = mutable.withLock { state -> Bool in
             guard state.state == .resumed else { return false }
             state.exchange = exchange

@@ -196,7 +196,7 @@ public final class Session: Sendable {
         let framing: RequestFraming
         if let body {
             framing = .contentLength(body.count)
-        } else if ["POST", "PUT", "PATCH"].contains(method) {
+        } else if Self.methodsFramingEmptyBody(method) {
             framing = .contentLength(0)
         } else {
             framing = .none
@@ -209,10 +209,30 @@ public final class Session: Sendable {
             key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
             body: body,
-            isIdempotent: ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method),
+            isIdempotent: Self.isIdempotent(method),
             idleTimeout: .milliseconds(Int64(timeout * 1000)),
             connectTimeout: .milliseconds(Int64(timeout * 1000))
         )
+    }
+}
+
+extension Session {
+    /// POST, PUT and PATCH without a body still say `Content-Length: 0` (RFC 9110 §8.6: a user
+    /// agent should send it when a method defines a meaning for content). A switch, not an array
+    /// literal's `contains`: the literal was an allocation per request.
+    static func methodsFramingEmptyBody(_ method: String) -> Bool {
+        switch method {
+        case "POST", "PUT", "PATCH": true
+        default: false
+        }
+    }
+
+    /// RFC 9110 §9.2.2's idempotent methods: safe to retry silently on a fresh connection.
+    static func isIdempotent(_ method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true
+        default: false
+        }
     }
 }
 

@@ -82,7 +82,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.didReceive(event)
         switch event {
         case .end, .failure: removeTemporaryFile()
-        case .head, .body: break
+        case .head: break
         }
     }
 

@@ -6,25 +6,30 @@ import FoundationEssentials
 import Dispatch
 
 /// The async face of a `DataRequest`'s serialized response (Alamofire's `DataTask`).
+///
+/// The serializer is attached when the task is made (which starts the request, as Alamofire's
+/// does); the response can be awaited any number of times, from any task.
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
-    private let task: Task<AFDataResponse<Value>, Never>
+    private let waiter = ResponseWaiter<AFDataResponse<Value>>()
+    private let shouldAutomaticallyCancel: Bool
 
-    init(request: DataRequest, shouldAutomaticallyCancel: Bool, serialize: @escaping @Sendable (DataRequest, @escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) {
+    init(request: DataRequest, shouldAutomaticallyCancel: Bool, serialize: (DataRequest, @escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) {
         self.request = request
-        task = Task {
+        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
+        serialize(request) { [waiter] in waiter.deliver($0) }
+    }
+
+    /// The full response: request, response, data, metrics and result.
+    public var response: AFDataResponse<Value> {
+        get async {
             await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    serialize(request) { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
+                await waiter.response
+            } onCancel: { [request, shouldAutomaticallyCancel] in
                 if shouldAutomaticallyCancel { request.cancel() }
             }
         }
     }
-
-    /// The full response: request, response, data, metrics and result.
-    public var response: AFDataResponse<Value> { get async { await task.value } }
     /// The result.
     public var result: Result<Value, AFError> { get async { await response.result } }
     /// The value, or the error thrown.
@@ -87,7 +92,9 @@ extension DataRequest {
         using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
     ) -> DataTask<Serializer.SerializedObject> {
         DataTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
-            request.response(queue: Session.defaultCompletionQueue, responseSerializer: serializer, completionHandler: done)
+            // Delivered straight from the serialization queue: a hop to a completion queue would
+            // only delay the awaiting task's resumption by one more thread wake-up.
+            request.serializeResponse(using: serializer, deliver: done)
         }
     }
 }

@@ -26,6 +26,7 @@ final class Exchange: @unchecked Sendable {
 
     let request: TransportRequest
     private let handler: @Sendable (TransportEvent) -> Void
+    private let bodyHandler: @Sendable (UnsafeRawBufferPointer) -> Void
     private let phase = Mutex<(phase: Phase, cancelled: Bool)>((.created, false))
 
     /// Timestamps; see the file comment for confinement.
@@ -35,9 +36,17 @@ final class Exchange: @unchecked Sendable {
     /// Set for a retry: the exchange must not go to a connection that was used before.
     var requiresFreshConnection = false
 
-    init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void) {
+    /// - Parameters:
+    ///   - request: What to send.
+    ///   - handler: Gets the head, then the end or failure.
+    ///   - bodyHandler: Gets each run of body bytes on the connection's loop, borrowed from the
+    ///     receive buffer for the call only: copy what you keep. No `Data` is made per chunk, so a
+    ///     body is copied once, into wherever the request keeps it.
+    init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
+         bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
         self.request = request
         self.handler = handler
+        self.bodyHandler = bodyHandler
     }
 
     /// Whether cancel() was called.
@@ -53,10 +62,16 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    /// Delivers a non-terminal event (head, body).
+    /// Delivers the head.
     func deliver(_ event: TransportEvent) {
         if case .completed = phase.withLock({ $0.phase }) { return }
         handler(event)
+    }
+
+    /// Hands body bytes to the body handler (borrowed for the call).
+    func deliverBody(_ bytes: UnsafeRawBufferPointer) {
+        if case .completed = phase.withLock({ $0.phase }) { return }
+        bodyHandler(bytes)
     }
 
     /// Delivers the terminal event exactly once.

@@ -35,6 +35,9 @@ final class HTTP1Connection: SocketHandler {
     private let idleTimeout: Duration
     private var state: State
 
+    /// How large the receive buffer may grow while a bulk body arrives (it starts at 16 KiB).
+    static let maxReceiveBuffer = 256 * 1024
+
     // Reading
     private var parser = ResponseParser()
     private var inbound = ReceiveBuffer(capacity: 16 * 1024)
@@ -293,7 +296,7 @@ final class HTTP1Connection: SocketHandler {
         }
         if tls == nil {
             var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
-            _ = inbound.write { free -> Int in
+            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
                 do throws(SocketError) {
                     let result = try socket.read(into: free)
                     outcome = .success(result)
@@ -412,11 +415,15 @@ final class HTTP1Connection: SocketHandler {
                     case .head(let head):
                         let copied = TransportResponseHead(
                             status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
-                            fields: head.fields.strings(in: raw)
+                            fields: head.fields.strings(in: raw),
+                            contentLength: { if case .contentLength(let n) = head.framing { n } else { nil } }()
                         )
                         return .success((.head(copied), step.consumed, true))
                     case .body(let range):
-                        return .success((.body(Data(UnsafeRawBufferPointer(rebasing: raw[range]))), step.consumed, true))
+                        // Handed over borrowed, before the bytes are consumed: no copy here.
+                        summary?.responseBodyBytes += range.count
+                        exchange.deliverBody(UnsafeRawBufferPointer(rebasing: raw[range]))
+                        return .success((nil, step.consumed, true))
                     case .end(let end):
                         summary?.trailers = end.trailers.strings(in: raw)
                         return .success((.end(summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: isReused)), step.consumed, end.keepAlive))
@@ -442,9 +449,6 @@ final class HTTP1Connection: SocketHandler {
                     summary?.timings.responseStart = Date()
                     summary?.responseHeaderBytes = consumed
                     exchange.deliver(.head(head))
-                case .body(let data):
-                    summary?.responseBodyBytes += data.count
-                    exchange.deliver(.body(data))
                 case .end:
                     return finishActive(exchange, keepAlive: more)
                 case .failure:

@@ -22,7 +22,7 @@ final class LazyTLSContext: Sendable {
         built.withLock { built in
             if let built { return built }
             let result = Result { () throws(TLSError) in
-                try TLSClientContext(configuration: configuration, sessionCache: cache)
+                try TLSClientContext(configuration: configuration, sessionCache: configuration.sessionResumption ? cache : nil)
             }
             built = result
             return result

@@ -42,10 +42,10 @@ struct TransportTimings: Sendable {
     var responseEnd: Date?
 }
 
-/// What the transport tells the request, in order: one head, body chunks, then end or failure.
+/// What the transport tells the request, in order: one head, then end or failure. Body bytes
+/// go to the exchange's body handler in between, as borrowed buffers (see `Exchange`).
 enum TransportEvent: Sendable {
     case head(TransportResponseHead)
-    case body(Data)
     case end(TransportSummary)
     case failure(TransportError, TransportSummary?)
 }
@@ -56,6 +56,8 @@ struct TransportResponseHead: Sendable {
     var version: HTTPVersion
     var reason: String
     var fields: [(name: String, value: String)]
+    /// The body's length when the parser framed it by Content-Length (validated by Wire).
+    var contentLength: Int?
 }
 
 /// Facts about a finished exchange.

@@ -94,6 +94,12 @@ public struct TLSConfiguration: Sendable {
     /// is requested in every ClientHello unless this is ``OCSPStaplingPolicy/ignore``.
     public var ocspStapling: OCSPStaplingPolicy = .ifPresent
 
+    /// Whether new connections to a host resume an earlier TLS session with it (tickets, kept in
+    /// the session's cache); `true` by default. Resumption skips the certificate exchange and
+    /// the trust evaluation of the full handshake (the first handshake evaluated the server).
+    /// curl's `--no-sessionid` is `false`.
+    public var sessionResumption: Bool = true
+
     /// Creates the default configuration; change properties afterwards.
     public init() {}
 

@@ -7,8 +7,11 @@
 // when the socket took the last one.
 internal import Glibc
 
-/// An open regular file, closed on `close()` or deinit. Not thread-safe: one owner at a time.
-public final class File {
+/// An open regular file, closed on `close()` or deinit.
+///
+/// Not thread-safe by itself: one owner at a time. It is `Sendable` so an owner can keep it
+/// inside its own lock (a download's sink is written on a loop and closed on a queue).
+public final class File: @unchecked Sendable {
     /// How to open a file.
     public enum Mode: Sendable {
         /// Read only; the file must exist.
