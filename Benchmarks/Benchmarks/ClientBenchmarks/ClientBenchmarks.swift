@@ -17,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
         thresholds: MicroMetrics.mallocGate(allowedExtraMallocs: 1_000)
     )
 
-    Benchmark("URLEncodedFormEncoder encode", configuration: configuration) { benchmark in
+    Benchmark("URLEncodedFormEncoder_encode", configuration: configuration) { benchmark in
         let encoder = URLEncodedFormEncoder()
         let form = SignUpForm.example
         try benchmark.measureWithARC {
@@ -28,7 +28,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("URLEncodedFormParameterEncoder POST body", configuration: configuration) { benchmark in
+    Benchmark("URLEncodedFormParameterEncoder_POSTbody", configuration: configuration) { benchmark in
         let encoder = URLEncodedFormParameterEncoder.default
         let request = try URLRequest(url: "https://api.example.com/v1/signup", method: .post)
         let form = SignUpForm.example
@@ -39,7 +39,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("URLEncodedFormParameterEncoder GET query", configuration: configuration) { benchmark in
+    Benchmark("URLEncodedFormParameterEncoder_GETquery", configuration: configuration) { benchmark in
         let encoder = URLEncodedFormParameterEncoder.default
         let request = try URLRequest(url: "https://api.example.com/v1/search?lang=en", method: .get)
         let form = SignUpForm.example
@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("MultipartFormData 3 parts, 16 KiB file, encode", configuration: configuration) { benchmark in
+    Benchmark("MultipartFormData_3parts_16KiB_encode", configuration: configuration) { benchmark in
         let file = Data(repeating: 0x61, count: 16 * 1024)
         let name = Data("Ada Lovelace".utf8), note = Data("first upload, please be gentle ✓".utf8)
         try benchmark.measureWithARC {

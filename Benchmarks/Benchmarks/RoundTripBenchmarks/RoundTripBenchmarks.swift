@@ -41,14 +41,14 @@ let benchmarks: @Sendable () -> Void = {
         thresholds: MicroMetrics.mallocGate(allowedExtraMallocs: 1)
     )
 
-    Benchmark("Session round trip 1 KiB, async serializingData", configuration: configuration) { benchmark in
+    Benchmark("SessionRoundTrip_1KiB_async", configuration: configuration) { benchmark in
         let data = try await benchmark.measureWithARC {
             try await session.request(url).serializingData().value
         }
         precondition(data.count == 1024, "unexpected body: \(data.count) bytes")
     }
 
-    Benchmark("Session round trip 1 KiB, responseData completion", configuration: configuration) { benchmark in
+    Benchmark("SessionRoundTrip_1KiB_completion", configuration: configuration) { benchmark in
         let done = DispatchSemaphore(value: 0)
         benchmark.measureWithARC {
             session.request(url).responseData(queue: completionQueue) { response in

@@ -12,7 +12,7 @@ import Wire
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark(
-        "Wire head parse (562 B, 12 fields)",
+        "HeadParse_562B_12fields",
         configuration: .init(metrics: MicroMetrics.all, scalingFactor: .kilo, maxDuration: .seconds(2),
                              thresholds: MicroMetrics.mallocGate())
     ) { benchmark in
@@ -26,7 +26,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
-        "Wire chunked decode (1 MiB in 16 KiB chunks)",
+        "ChunkedDecode_1MiB_16KiBchunks",
         configuration: .init(metrics: MicroMetrics.all, maxDuration: .seconds(2), thresholds: MicroMetrics.mallocGate())
     ) { benchmark in
         var parser = ResponseParser()
@@ -39,7 +39,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
-        "Wire request serialize (GET, 5 fields)",
+        "RequestSerialize_GET_5fields",
         configuration: .init(metrics: MicroMetrics.all, scalingFactor: .kilo, maxDuration: .seconds(2),
                              thresholds: MicroMetrics.mallocGate())
     ) { benchmark in

@@ -16,10 +16,14 @@ public enum MicroMetrics {
         .custom("releases", polarity: .prefersSmaller, useScalingFactor: true)
     }
 
-    /// Wall clock, throughput, instructions (a perf counter: 0 where the kernel refuses
-    /// `perf_event_open`, as in most containers), mallocs, retains and releases.
+    /// Wall clock, throughput, mallocs, retains and releases.
+    ///
+    /// Not `.instructions`: here (no `perf_event_open` for us) it reports nothing and its
+    /// sampling added 16 mallocs to every measured iteration. Names must not contain spaces or
+    /// `/`: package-benchmark 1.38.1 writes thresholds under a name with them replaced by `_` but
+    /// looks them up under the raw name, so such a benchmark is never checked.
     public static var all: [BenchmarkMetric] {
-        [.wallClock, .throughput, .instructions, .mallocCountTotal, retains, releases]
+        [.wallClock, .throughput, .mallocCountTotal, retains, releases]
     }
 
     /// What `check-allocations.sh` gates on: mallocs, within `allowedExtraMallocs` of the stored
