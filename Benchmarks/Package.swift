@@ -24,8 +24,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // Lariat itself, for peer-lariat:
+        // Lariat itself, for peer-lariat and the micro benchmarks:
         .package(name: "Lariat", path: ".."),
+        // Micro benchmarks (Benchmarks/<Name>/, run by `swift package benchmark`). Only the malloc
+        // interposer trait: the default set also enables "RuntimeInterposer", whose package
+        // (swift-runtime-interposer) is not in this machine's package mirror; disabling it keeps
+        // it out of resolution.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Shared by every Swift peer: the command-line contract, timing, percentiles,
@@ -56,5 +61,31 @@ let package = Package(
             dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat"), .product(name: "TLS", package: "Lariat")],
             swiftSettings: strict
         ),
+
+        // MARK: Micro benchmarks (package-benchmark; README "Micro benchmarks")
+        // `swift package benchmark` builds only these targets and their dependencies (Lariat's
+        // Wire/Client and package-benchmark's own), never async-http-client.
+        // Retain/release counting (package-benchmark's own crashes on Swift 6.3 for Linux) and
+        // what the suites share.
+        .target(name: "CARCCounter", linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "MicroSupport",
+            dependencies: ["CARCCounter", .product(name: "Benchmark", package: "benchmark")],
+            swiftSettings: strict
+        ),
+        microBenchmark("WireBenchmarks", dependencies: [.product(name: "Wire", package: "Lariat")]),
+        microBenchmark("ClientBenchmarks", dependencies: [.product(name: "Client", package: "Lariat")]),
+        microBenchmark("RoundTripBenchmarks", dependencies: [.product(name: "Client", package: "Lariat")]),
     ]
 )
+
+/// A package-benchmark suite: an executable in `Benchmarks/<name>/` with the boilerplate plugin.
+func microBenchmark(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["MicroSupport", .product(name: "Benchmark", package: "benchmark")] + dependencies,
+        path: "Benchmarks/\(name)",
+        swiftSettings: strict,
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}

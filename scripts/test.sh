@@ -7,7 +7,9 @@
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
-#  7. prints the Wire parser benchmark figures.
+#  7. prints the Wire parser benchmark figures,
+#  8. checks the micro benchmarks' allocation counts against Benchmarks/Thresholds (fails on a
+#     regression; Benchmarks/check-allocations.sh, package-benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -46,3 +48,6 @@ swift build -c release --product wire-bench >/dev/null
 .build/release/wire-bench --iterations 500000 | tee .build-test/wire-bench.log
 # Allocation counts are stable on a noisy machine (times are not): a head must parse with none.
 grep -q "0.000 allocations/message" .build-test/wire-bench.log || { echo "Wire head parsing allocates" >&2; exit 1; }
+
+echo "== allocation check (micro benchmarks, Benchmarks/Thresholds)"
+bash Benchmarks/check-allocations.sh
