@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
-        .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
+        .executableTarget(name: "fetch", dependencies: ["Client", "TLS", "EventLoop"], swiftSettings: strict),
 
         // MARK: Tests
         .target(

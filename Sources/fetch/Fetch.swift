@@ -12,6 +12,7 @@
 
 import Client
 import TLS
+import EventLoop
 import FoundationEssentials
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
@@ -47,8 +48,11 @@ struct Fetch {
         } catch {
             fail("fetch: \(error)", status: error.status)
         }
+        // One transfer needs one loop: a second loop thread is only start-up time (it is created
+        // and scheduled before the first byte is sent; cold start is measured against curl).
         let session = Session(
-            configuration: configuration, serverTrustManager: trustManager, tlsConfiguration: tlsConfiguration, resolver: resolver)
+            configuration: configuration, serverTrustManager: trustManager, tlsConfiguration: tlsConfiguration,
+            eventLoopGroup: EventLoopGroup(numberOfThreads: 1), resolver: resolver)
         var request: URLRequest
         do {
             request = try URLRequest(url: options.url, method: HTTPMethod(rawValue: options.method), headers: options.headers)

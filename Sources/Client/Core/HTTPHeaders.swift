@@ -46,6 +46,11 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
         headers.append(HTTPHeader(name: name, value: value))
     }
 
+    /// Makes room for `count` fields (the transport knows a response's field count up front).
+    mutating func reserveCapacity(_ count: Int) {
+        headers.reserveCapacity(count)
+    }
+
     /// Appends a field, keeping any existing fields with the same name.
     ///
     /// - Parameter header: The field to append.

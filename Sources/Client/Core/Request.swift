@@ -212,6 +212,7 @@ public class Request: @unchecked Sendable {
     func record(head: TransportResponseHead) {
         guard let url = request?.url else { return }
         var headers = HTTPHeaders()
+        headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.add(name: field.name, value: field.value) }
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: "\(head.version)", headers: headers)
         mutable.withLock { $0.response = response }

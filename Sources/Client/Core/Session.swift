@@ -182,6 +182,7 @@ public final class Session: Sendable {
             headers.add(name: name, value: value)
         }
         var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(headers.count)
         for header in headers {
             switch header.name.lowercased() {
             case "host": authority = header.value

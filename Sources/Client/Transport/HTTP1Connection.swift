@@ -55,6 +55,8 @@ final class HTTP1Connection: SocketHandler {
     private var responseStarted = false
     private var summary: TransportSummary?
     private var timer: TimerID?
+    /// What `timer` was armed with, for its error message.
+    private var timerTimeout: Duration = .zero
     private var exchangesServed = 0
     /// The connection's endpoints, read once at setup (not per request: getsockname and
     /// inet_ntop each time cost two syscalls and several allocations per exchange).
@@ -578,19 +580,26 @@ final class HTTP1Connection: SocketHandler {
 
     private func armTimer(_ timeout: Duration) {
         cancelTimer()
-        timer = loop.scheduleTimer(after: timeout) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            switch self.state {
-            case .active:
-                self.failConnection(TransportError(.timedOut, "no data from \(self.key.host) for \(timeout)"))
-            case .handshaking:
-                self.failConnection(TransportError(.timedOut, "the TLS handshake with \(self.key.host) did not finish within \(timeout)"))
-            case .idle:
-                self.close()
-            case .closed:
-                break
-            }
+        timerTimeout = timeout
+        timer = loop.scheduleTimer(after: timeout, timerFired)
+    }
+
+    /// The one timer callback of this connection, made once: a new closure per arming was an
+    /// allocation, twice per request (the exchange's deadline, then the idle timeout).
+    private lazy var timerFired: () -> Void = { [weak self] in self?.timerExpired() }
+
+    private func timerExpired() {
+        timer = nil
+        let timeout = timerTimeout
+        switch state {
+        case .active:
+            failConnection(TransportError(.timedOut, "no data from \(key.host) for \(timeout)"))
+        case .handshaking:
+            failConnection(TransportError(.timedOut, "the TLS handshake with \(key.host) did not finish within \(timeout)"))
+        case .idle:
+            close()
+        case .closed:
+            break
         }
     }
 
