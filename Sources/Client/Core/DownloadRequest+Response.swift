@@ -112,23 +112,28 @@ extension DownloadRequest {
 public struct DownloadTask<Value: Sendable>: Sendable {
     private let request: DownloadRequest
     private let task: Task<AFDownloadResponse<Value>, Never>
+    private let shouldAutomaticallyCancel: Bool
 
     init(request: DownloadRequest, shouldAutomaticallyCancel: Bool,
          serialize: @escaping @Sendable (DownloadRequest, @escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void) {
         self.request = request
+        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
         task = Task {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    serialize(request) { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                if shouldAutomaticallyCancel { request.cancel() }
+            await withCheckedContinuation { continuation in
+                serialize(request) { continuation.resume(returning: $0) }
             }
         }
     }
 
     /// The full response: request, response, file URL, metrics and result.
-    public var response: AFDownloadResponse<Value> { get async { await task.value } }
+    public var response: AFDownloadResponse<Value> {
+        get async {
+            // The handler belongs here, around the caller's await: the serializing task is
+            // unstructured, so cancelling the caller never cancels it.
+            guard shouldAutomaticallyCancel else { return await task.value }
+            return await withTaskCancellationHandler { await task.value } onCancel: { request.cancel() }
+        }
+    }
     /// The result.
     public var result: Result<Value, AFError> { get async { await response.result } }
     /// The value, or the error thrown.

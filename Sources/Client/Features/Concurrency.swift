@@ -9,22 +9,27 @@ import Dispatch
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
     private let task: Task<AFDataResponse<Value>, Never>
+    private let shouldAutomaticallyCancel: Bool
 
     init(request: DataRequest, shouldAutomaticallyCancel: Bool, serialize: @escaping @Sendable (DataRequest, @escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) {
         self.request = request
+        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
         task = Task {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    serialize(request) { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                if shouldAutomaticallyCancel { request.cancel() }
+            await withCheckedContinuation { continuation in
+                serialize(request) { continuation.resume(returning: $0) }
             }
         }
     }
 
     /// The full response: request, response, data, metrics and result.
-    public var response: AFDataResponse<Value> { get async { await task.value } }
+    public var response: AFDataResponse<Value> {
+        get async {
+            // The handler belongs here, around the caller's await: the serializing task is
+            // unstructured, so cancelling the caller never cancels it.
+            guard shouldAutomaticallyCancel else { return await task.value }
+            return await withTaskCancellationHandler { await task.value } onCancel: { request.cancel() }
+        }
+    }
     /// The result.
     public var result: Result<Value, AFError> { get async { await response.result } }
     /// The value, or the error thrown.
