@@ -221,6 +221,29 @@ extension ClientIntegrationTests {
             }
         }
 
+        @Test("the task awaiting serializingData(automaticallyCancelling: true) is cancelled during a stalled multipart upload -> explicitlyCancelled, temporary file removed")
+        func awaitingTaskCancelled() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, .sleep(.seconds(3)), .close])
+            defer { server.stop() }
+            let request = session.upload(multipartFormData: { form in
+                form.append(Data("lariat".utf8), withName: "name")
+            }, to: loopbackURL(server, "/form"), usingThreshold: 0)
+            let waiter = Task { await request.serializingData(automaticallyCancelling: true).response }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while server.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(server.requests.count == 1)
+            let start = ContinuousClock.now
+            waiter.cancel()
+            let response = await waiter.value
+            #expect(milliseconds(since: start) < 1_000)
+            #expect(response.error?.isExplicitlyCancelledError == true, "\(response.result)")
+            guard case .file(let url, true)? = request.uploadable else {
+                Issue.record("expected a temporary multipart file, got \(String(describing: request.uploadable))")
+                return
+            }
+            #expect(!FileManager.default.fileExists(atPath: url.path), "the multipart temporary file outlived the cancelled request")
+        }
+
         @Test("a file that cannot be read -> createUploadableFailed, nothing sent", arguments: UnreadableUpload.allCases)
         func unreadableFile(kind: UnreadableUpload) async throws {
             let scratch = try ScratchDirectory()
