@@ -75,6 +75,13 @@ enum DownloadBody: String, CaseIterable, Sendable {
     }
 }
 
+/// How a download's body fails to complete.
+enum DownloadCut: String, CaseIterable, Sendable {
+    case contentLengthThenClose, chunkedThenClose
+    /// Silence longer than the request's 1 s timeout.
+    case stall
+}
+
 /// How a running download is cancelled.
 enum DownloadCancel: String, CaseIterable, Sendable {
     case request, downloadTask, producingResumeData, byProducingResumeData
@@ -189,6 +196,96 @@ extension ClientIntegrationTests {
             #expect(byteMismatch(contents, expected) == nil)
         }
 
+        @Test("six downloads at once, each from its own server: each file holds its own body")
+        func concurrentDownloads() async throws {
+            let bodies = (0..<6).map { pseudoRandomBytes(count: 300_000 + $0 * 1_001, seed: 70 + UInt64($0)) }
+            let servers = try bodies.map { body in
+                try ScriptedServer(script: [.expectRequest, .send(responseBytes(body, framing: .chunked([32_768, 7])))])
+            }
+            defer { servers.forEach { $0.stop() } }
+            let files = await withTaskGroup(of: (Int, URL?).self) { group in
+                for (index, server) in servers.enumerated() {
+                    group.addTask { [session] in
+                        (index, await session.download(loopbackURL(server, "/\(index)")).serializingDownloadedFileURL().response.value)
+                    }
+                }
+                var files: [Int: URL] = [:]
+                for await (index, file) in group { files[index] = file }
+                return files
+            }
+            defer { files.values.forEach { try? FileManager.default.removeItem(at: $0) } }
+            #expect(files.count == bodies.count)
+            #expect(Set(files.values).count == files.count)
+            for (index, body) in bodies.enumerated() {
+                guard let file = files[index] else { continue }
+                #expect(byteMismatch(try Data(contentsOf: file), body) == nil, "download \(index)")
+            }
+        }
+
+        @Test("two downloads and a request in a row share one keep-alive connection")
+        func keepAlive() async throws {
+            let first = pseudoRandomBytes(count: 100_000, seed: 80)
+            let second = pseudoRandomBytes(count: 100_001, seed: 81)
+            let server = try ScriptedServer(script: [
+                .expectRequest, .send(responseBytes(first, framing: .contentLength)),
+                .expectRequest, .send(responseBytes(second, framing: .chunked([4_096]))),
+                .expectRequest, cannedResponse("after"),
+            ])
+            defer { server.stop() }
+            let one = await session.download(loopbackURL(server, "/1")).serializingData().response
+            let two = await session.download(loopbackURL(server, "/2"), method: .post).serializingData().response
+            let three = await session.request(loopbackURL(server, "/3")).serializingString().response
+            for file in [one.fileURL, two.fileURL].compactMap({ $0 }) { try? FileManager.default.removeItem(at: file) }
+            #expect(one.value.map { byteMismatch($0, first) } == .some(nil))
+            #expect(two.value.map { byteMismatch($0, second) } == .some(nil))
+            #expect(three.value == "after")
+            #expect(two.metrics?.transactionMetrics.first?.isReusedConnection == true)
+            #expect(three.metrics?.transactionMetrics.first?.isReusedConnection == true)
+            #expect(server.connectionCount == 1)
+            #expect(splitRequest(server.requests(onConnection: 0)[1]).head.hasPrefix("POST /2 HTTP/1.1\r\n"))
+        }
+
+        @Test("HEAD download: an empty file, and the response head")
+        func headDownload() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 12345\r\nContent-Type: application/zip\r\n\r\n")])
+            defer { server.stop() }
+            let response = await session.download(loopbackURL(server, "/archive.zip"), method: .head).serializingDownloadedFileURL().response
+            let file = try #require(response.value, "\(response.result)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try Data(contentsOf: file).isEmpty)
+            #expect(response.response?.headers["Content-Length"] == "12345")
+        }
+
+        @Test("several handlers on one download, each on its queue: response, responseURL, responseData, responseString")
+        func severalHandlers() async throws {
+            let text = "übertragung ✓ lariat"
+            let server = try ScriptedServer(script: [.expectRequest, .send(responseBytes(Array(text.utf8), framing: .contentLength, extra: "Content-Type: text/plain; charset=utf-8\r\n"))])
+            defer { server.stop() }
+            let queue = DispatchQueue(label: "download-tests.handlers")
+            let key = DispatchSpecificKey<Bool>()
+            queue.setSpecific(key: key, value: true)
+            let request = session.download(loopbackURL(server, "/text"))
+            async let raw: (URL??, Bool) = withCheckedContinuation { continuation in
+                request.response(queue: queue) { continuation.resume(returning: ($0.value, DispatchQueue.getSpecific(key: key) == true)) }
+            }
+            async let url: (URL?, Bool) = withCheckedContinuation { continuation in
+                request.responseURL(queue: queue) { continuation.resume(returning: ($0.value, DispatchQueue.getSpecific(key: key) == true)) }
+            }
+            async let data: (Data?, Bool) = withCheckedContinuation { continuation in
+                request.responseData(queue: queue) { continuation.resume(returning: ($0.value, DispatchQueue.getSpecific(key: key) == true)) }
+            }
+            async let string: (String?, Bool) = withCheckedContinuation { continuation in
+                request.responseString(queue: queue) { continuation.resume(returning: ($0.value, DispatchQueue.getSpecific(key: key) == true)) }
+            }
+            let results = await (raw, url, data, string)
+            let file = try #require(results.1.0)
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(results.0.0 == .some(file))
+            #expect(results.2.0 == Data(text.utf8))
+            #expect(results.3.0 == text)
+            #expect([results.0.1, results.1.1, results.2.1, results.3.1] == [true, true, true, true])
+        }
+
         @Test("destination in directories that do not exist yet: moved with createIntermediateDirectories, else downloadedFileMoveFailed",
               arguments: [DownloadRequest.Options.createIntermediateDirectories, []])
         func nestedDestination(options: DownloadRequest.Options) async throws {
@@ -250,25 +347,29 @@ extension ClientIntegrationTests {
             }
         }
 
-        @Test("the server closes before the body is complete -> networkConnectionLost, its temporary file removed",
-              arguments: [false, true])
-        func truncatedBody(chunked: Bool) async throws {
-            let partial = pseudoRandomBytes(count: 300, seed: chunked ? 41 : 40)
-            // Announces 1000 bytes (or a chunked body), sends 300, pauses so the test can find the
-            // file its request is writing, then closes.
-            let head = chunked
+        @Test("a body that never completes -> a typed error, and the request's temporary file removed", arguments: DownloadCut.allCases)
+        func truncatedBody(cut: DownloadCut) async throws {
+            let partial = pseudoRandomBytes(count: 300, seed: 40 + UInt64(cut.rawValue.count))
+            // Announces 1000 bytes, sends 300, pauses so the test can find the file its request
+            // is writing, then closes (or stays silent past the timeout).
+            let head = cut == .chunkedThenClose
                 ? "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3e8\r\n"
                 : "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
-            let server = try ScriptedServer(script: [
-                .expectRequest, .send(Array(head.utf8) + partial), .sleep(.milliseconds(500)), .close,
-            ])
+            let pause: Duration = cut == .stall ? .seconds(3) : .milliseconds(500)
+            let server = try ScriptedServer(script: [.expectRequest, .send(Array(head.utf8) + partial), .sleep(pause), .close])
             defer { server.stop() }
-            let task = session.download(loopbackURL(server, "/cut")).serializingDownloadedFileURL()
+            let task = session.download(loopbackURL(server, "/cut"), requestModifier: { $0.timeoutInterval = 1 }).serializingDownloadedFileURL()
             let temporary = try await awaitTemporaryDownload(containing: partial)
             let response = await task.response
             let error = sessionTaskURLError(response.result)
-            #expect(error?.code == .networkConnectionLost, "\(response.result)")
-            #expect((transportError(error)?.underlying as? WireError)?.rule == .truncatedBody)
+            switch cut {
+            case .contentLengthThenClose, .chunkedThenClose:
+                #expect(error?.code == .networkConnectionLost, "\(response.result)")
+                #expect((transportError(error)?.underlying as? WireError)?.rule == .truncatedBody)
+            case .stall:
+                #expect(error?.code == .timedOut, "\(response.result)")
+            }
+            #expect(response.response?.statusCode == 200)
             #expect(response.fileURL == nil)
             let file = try #require(temporary, "the request's temporary file was never seen")
             #expect(!FileManager.default.fileExists(atPath: file.path), "the temporary file of a failed download was left behind")

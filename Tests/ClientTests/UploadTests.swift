@@ -97,6 +97,11 @@ private struct UploadEcho: Decodable, Sendable {
     var headers: [String: String]
 }
 
+/// Which `upload(…, with: URLRequest)` form a test uses.
+enum UploadWithRequest: String, CaseIterable, Sendable {
+    case data, file, multipartViaFile
+}
+
 /// A file that cannot be uploaded.
 enum UnreadableUpload: String, CaseIterable, Sendable {
     case missing, directory, notAFileURL
@@ -205,9 +210,48 @@ extension ClientIntegrationTests {
             }
         }
 
+        @Test("upload(_:with:) sends the URLRequest's method, target and headers with the body", arguments: UploadWithRequest.allCases)
+        func withURLRequest(form: UploadWithRequest) async throws {
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let bytes = pseudoRandomBytes(count: 70_000, seed: 60)
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
+            defer { server.stop() }
+            let urlRequest = try URLRequest(url: loopbackURL(server, "/items/7?v=2"), method: .put, headers: ["X-Lariat-Upload": "yes"])
+            let multipart = MultipartFormData(boundary: "with.request.boundary")
+            multipart.append(Data(bytes), withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
+            let expected: [UInt8]
+            let request: UploadRequest
+            switch form {
+            case .data:
+                expected = bytes
+                request = session.upload(Data(bytes), with: urlRequest)
+            case .file:
+                expected = bytes
+                request = session.upload(try scratch.write(bytes, named: "body.bin"), with: urlRequest)
+            case .multipartViaFile:
+                expected = Array(try multipart.encode())
+                request = session.upload(multipartFormData: multipart, with: urlRequest, usingThreshold: 0)
+            }
+            let response = await request.serializingString().response
+            #expect(response.value == "ok", "\(response.result)")
+            let requests = server.requests(onConnection: 0)
+            try #require(requests.count == 1)
+            let (head, body) = splitRequest(requests[0])
+            #expect(head.hasPrefix("PUT /items/7?v=2 HTTP/1.1\r\n"), "\(head)")
+            #expect(head.contains("\r\nX-Lariat-Upload: yes\r\n"))
+            #expect(head.contains("\r\nContent-Length: \(expected.count)\r\n"))
+            if form == .multipartViaFile {
+                #expect(head.contains("\r\nContent-Type: multipart/form-data; boundary=with.request.boundary\r\n"))
+            }
+            #expect(byteMismatch(body, expected) == nil)
+        }
+
         @Test("multipart cancelled as soon as it was resumed: explicitlyCancelled, no temporary file left")
         func multipartCancelledEarly() async throws {
-            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")], stepTimeout: .seconds(1))
+            // The answer is late, so a cancel delayed by a busy machine still finds the request
+            // running (a cancel before the exchange exists is the case this test is after).
+            let server = try ScriptedServer(script: [.expectRequest, .sleep(.seconds(1)), cannedResponse("ok")], stepTimeout: .seconds(1))
             defer { server.stop() }
             let request = session.upload(multipartFormData: { form in
                 form.append(Data(pseudoRandomBytes(count: 10_000, seed: 3)), withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
