@@ -319,6 +319,31 @@ extension ClientIntegrationTests {
             }
         }
 
+        @Test("suggestedDownloadDestination: named from Content-Disposition (never outside the directory), in the directory if it exists, else the temporary directory",
+              arguments: [
+                  "attachment; filename=\"NAME\"",
+                  // directory parts are dropped, so the server cannot choose where the file goes
+                  "attachment; filename=\"../../NAME\"",
+                  "attachment; filename*=UTF-8''NAME",
+              ])
+        func suggestedDestination(disposition: String) async throws {
+            let name = "lariat-suggested-\(UUID().uuidString).txt"
+            let field = disposition.replacingOccurrences(of: "NAME", with: name)
+            let server = try ScriptedServer(script: [
+                .expectRequest,
+                .send(responseBytes(Array("suggested".utf8), framing: .contentLength, extra: "Content-Disposition: \(field)\r\n")),
+            ])
+            defer { server.stop() }
+            // ~/Documents usually does not exist on a Linux machine.
+            let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+            let base = documents.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil } ?? FileManager.default.temporaryDirectory
+            let response = await session.download(loopbackURL(server, "/get"), to: DownloadRequest.suggestedDownloadDestination(for: .documentDirectory))
+                .serializingString().response
+            if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
+            #expect(response.value == "suggested", "\(response.result)")
+            #expect(response.fileURL?.standardizedFileURL.path == base.appendingPathComponent(name).standardizedFileURL.path)
+        }
+
         @Test("a file already at the destination: replaced with removePreviousFile, else downloadedFileMoveFailed and left alone",
               arguments: [DownloadRequest.Options.removePreviousFile, []])
         func existingDestination(options: DownloadRequest.Options) async throws {

@@ -157,6 +157,32 @@ extension ClientIntegrationTests {
             #expect(server.failures.isEmpty)
         }
 
+        @Test("PUT upload on a reused connection that dies mid-body is retried once on a new one, the body sent again from its start",
+              arguments: [false, true])
+        func retriedFromStart(fromFile: Bool) async throws {
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let bytes = pseudoRandomBytes(count: 2 * 1_048_576 + 3, seed: fromFile ? 90 : 91)
+            let server = try ScriptedServer(scripts: .inOrder([
+                [.expectRequest, cannedResponse("first"), .receive(atLeast: 100_000), .reset],
+                [.expectRequest, cannedResponse("retried")],
+            ]))
+            defer { server.stop() }
+            let first = await session.request(loopbackURL(server, "/warm")).serializingString().response
+            #expect(first.value == "first")
+            let upload = fromFile
+                ? session.upload(try scratch.write(bytes, named: "body.bin"), to: loopbackURL(server, "/put"), method: .put)
+                : session.upload(Data(bytes), to: loopbackURL(server, "/put"), method: .put)
+            let response = await upload.serializingString().response
+            #expect(response.value == "retried", "\(response.result)")
+            #expect(server.connectionCount == 2)
+            let retried = server.requests(onConnection: 1)
+            try #require(retried.count == 1)
+            let (head, body) = splitRequest(retried[0])
+            #expect(head.contains("\r\nContent-Length: \(bytes.count)\r\n"))
+            #expect(byteMismatch(body, bytes) == nil)
+        }
+
         @Test("Data upload with PUT: exact bytes on the wire")
         func dataUpload() async throws {
             let bytes = pseudoRandomBytes(count: 100_000, seed: 42)
