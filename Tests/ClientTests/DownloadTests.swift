@@ -321,14 +321,15 @@ extension ClientIntegrationTests {
 
         @Test("suggestedDownloadDestination: named from Content-Disposition (never outside the directory), in the directory if it exists, else the temporary directory",
               arguments: [
-                  "attachment; filename=\"NAME\"",
+                  // (Content-Disposition before the file name, after it)
+                  ("attachment; filename=\"", "\""),
                   // directory parts are dropped, so the server cannot choose where the file goes
-                  "attachment; filename=\"../../NAME\"",
-                  "attachment; filename*=UTF-8''NAME",
+                  ("attachment; filename=\"../../", "\""),
+                  ("attachment; filename*=UTF-8''", ""),
               ])
-        func suggestedDestination(disposition: String) async throws {
+        func suggestedDestination(before: String, after: String) async throws {
             let name = "lariat-suggested-\(UUID().uuidString).txt"
-            let field = disposition.replacingOccurrences(of: "NAME", with: name)
+            let field = before + name + after
             let server = try ScriptedServer(script: [
                 .expectRequest,
                 .send(responseBytes(Array("suggested".utf8), framing: .contentLength, extra: "Content-Disposition: \(field)\r\n")),
