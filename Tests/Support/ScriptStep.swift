@@ -10,6 +10,10 @@ extension ScriptedServer {
         case expectRequest
         /// Read exactly these bytes next; a mismatch is recorded as a failure.
         case expectBytes([UInt8])
+        /// Read until at least this many received bytes are waiting, whatever they are, and keep
+        /// them for the next `expect…` step. With ``sleep(_:)`` between steps it makes a slow
+        /// reader: the client's writes block while the server pauses.
+        case receive(atLeast: Int)
         /// Send these bytes.
         case send([UInt8])
         /// Pause (stopping the server cuts it short).
@@ -45,6 +49,7 @@ extension ScriptedServer {
             switch self {
             case .expectRequest: return "expectRequest"
             case .expectBytes(let bytes): return "expectBytes(\(bytes.count) bytes)"
+            case .receive(let count): return "receive(atLeast: \(count))"
             case .send(let bytes): return "send(\(bytes.count) bytes)"
             case .sleep(let duration): return "sleep(\(duration))"
             case .close: return "close"

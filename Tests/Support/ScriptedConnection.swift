@@ -73,6 +73,13 @@ struct ScriptedConnection {
                 return "expected \(String(decoding: expected, as: UTF8.self).debugDescription), got \(String(decoding: actual, as: UTF8.self).debugDescription)"
             }
             return nil
+        case .receive(let count):
+            let deadline = ContinuousClock.now + server.stepTimeout
+            while pending.count < count {
+                let outcome = readMore(until: deadline)
+                if let problem = describe(outcome, waitingFor: "\(count) bytes") { return problem }
+            }
+            return nil
         case .send(let bytes):
             return Loopback.sendAll(fd, bytes) ? nil : "send failed: errno \(errno)"
         case .sleep(let duration):

@@ -42,14 +42,19 @@ public class DownloadRequest: Request, @unchecked Sendable {
     ///   - directory: `.documentDirectory` by default.
     ///   - domain: `.userDomainMask` by default.
     ///   - options: `[]` by default.
-    /// - Returns: The destination; the temporary directory if `directory` does not exist here.
+    /// - Returns: The destination; the temporary directory if `directory` does not exist here
+    ///   (`~/Documents` often does not on Linux) and `options` lacks
+    ///   ``Options/createIntermediateDirectories``.
     public class func suggestedDownloadDestination(
         for directory: FileManager.SearchPathDirectory = .documentDirectory,
         in domain: FileManager.SearchPathDomainMask = .userDomainMask,
         options: Options = []
     ) -> Destination {
         { temporaryURL, response in
-            let base = FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
+            let fileManager = FileManager.default
+            let base = fileManager.urls(for: directory, in: domain).first.flatMap { url in
+                options.contains(.createIntermediateDirectories) || fileManager.fileExists(atPath: url.path) ? url : nil
+            } ?? fileManager.temporaryDirectory
             let name = response.suggestedFilename ?? response.url?.lastPathComponent ?? temporaryURL.lastPathComponent
             return (base.appendingPathComponent(name), options)
         }

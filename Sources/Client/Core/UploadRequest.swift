@@ -59,7 +59,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
                 } catch {
                     throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: file))
                 }
-                try form.writeEncodedData(to: file)
+                do {
+                    try form.writeEncodedData(to: file)
+                } catch {
+                    try? fileManager.removeItem(at: file)  // a partly written form is no use to anyone
+                    throw error
+                }
                 uploadable = .file(file, shouldRemove: true)
             }
         }
@@ -69,6 +74,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             return .data(data)
         case .file(let url, _):
             guard url.isFileURL else { throw AFError.createUploadableFailed(error: URLError(.unsupportedURL)) }
+            // open(2) succeeds on a directory and read(2) then fails with EISDIR: the head would
+            // go out with the directory's st_size as Content-Length before the body failed.
+            var isDirectory = false
+            if fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory {
+                throw AFError.createUploadableFailed(error: URLError(.fileIsDirectory))
+            }
             do {
                 let size = try File(path: url.path, mode: .read).size()
                 return .file(path: url.path, length: size)
@@ -78,12 +89,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
-    override func didReceive(_ event: TransportEvent) {
-        super.didReceive(event)
-        switch event {
-        case .end, .failure: removeTemporaryFile()
-        case .head: break
-        }
+    /// Removes a multipart temporary file before the handlers run, whatever ended the request:
+    /// the exchange's end or failure, or a cancel before an exchange existed (which never
+    /// reaches ``didReceive(_:)``).
+    override func finish() {
+        removeTemporaryFile()
+        super.finish()
     }
 
     private func removeTemporaryFile() {

@@ -284,6 +284,9 @@ final class HTTP1Connection: SocketHandler {
         case .handshaking:
             if flushCiphertext() { socket.setWriteInterest(false) }
         case .active:
+            // Writable again after a write blocked: the server took bytes, which is progress as
+            // much as bytes arriving (a long upload must not time out while it moves).
+            markProgress()
             if tls != nil && !flushCiphertext() { return }
             if written < totalToWrite { writeRequest() } else { socket.setWriteInterest(false) }
         case .idle, .closed:
@@ -603,7 +606,8 @@ final class HTTP1Connection: SocketHandler {
         }
     }
 
-    /// Pushes the idle deadline of an active exchange forward after bytes arrived.
+    /// Pushes the idle deadline of an active exchange forward after bytes arrived or the socket
+    /// drained bytes of the request.
     private func markProgress() {
         guard case .active(let exchange) = state, let timer else { return }
         _ = loop.rescheduleTimer(timer, at: .now() + exchange.request.idleTimeout)
