@@ -178,6 +178,9 @@ extension ClientIntegrationTests {
             #expect(file.lastPathComponent.hasPrefix("Lariat_") && file.lastPathComponent.hasSuffix(".download"))
             #expect(file.deletingLastPathComponent().standardizedFileURL.path == FileManager.default.temporaryDirectory.standardizedFileURL.path)
             #expect(FileManager.default.fileExists(atPath: file.path))
+            // The temporary directory is shared: the file is the user's alone.
+            let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
             #expect(byteMismatch(try Data(contentsOf: file), expected) == nil)
             #expect(response.metrics?.transactionMetrics.first?.countOfResponseBodyBytesReceived == Int64(expected.count))
             #expect(server.failures.isEmpty)

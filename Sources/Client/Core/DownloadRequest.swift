@@ -221,11 +221,12 @@ final class DownloadSink: Sendable {
     /// Where the file ended up, once finished.
     var finalURL: URL? { state.withLock { $0.finalURL } }
 
-    /// Creates (or truncates) the file at `url`; returns the error if it cannot.
+    /// Creates the file at `url` (new, mode 0600); returns the error if it cannot.
     func open(_ url: URL) -> SocketError? {
         state.withLock { state -> SocketError? in
             do throws(SocketError) {
-                state.file = try File(path: url.path, mode: .createOrTruncate)
+                // Private and new: the temporary directory is shared with other local users.
+                state.file = try File(path: url.path, mode: .createNewPrivate)
                 state.temporaryURL = url
                 return nil
             } catch {

@@ -11,8 +11,12 @@
 //   interest toggles, which only happens when the kernel send buffer is full.
 // - Wake-ups: one eventfd per loop. `execute` from the loop thread appends to a loop-local
 //   queue (no lock, no syscall). From other threads it appends under a Mutex and writes the
-//   eventfd only if no wake-up is already pending since the loop last drained the queue; the
-//   write happens under that lock so it can never hit the fd after teardown closed it.
+//   eventfd only if no wake-up is already pending since the loop last drained the queue. The
+//   write happens AFTER the lock is released: under it, the woken loop thread (often scheduled
+//   at once on the waker's CPU) found the lock held by a preempted waker and spun in
+//   `_MutexHandle._lockSlow`, 10% of a keep-alive GET's CPU under perf with one CPU. A waker
+//   registers itself (`wakersInFlight`) under the lock, and teardown waits for registered
+//   wakers before it closes the eventfd, so a write never hits a closed or reused fd.
 // - Timers: an indexed min-heap (TimerHeap.swift) whose earliest deadline sets epoll_wait's
 //   timeout, rounded UP to whole milliseconds so the loop never wakes early and spins.
 //   Timers therefore fire 0-1 ms late; fine for connect, idle and request deadlines.
@@ -46,6 +50,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private let remote = Mutex(RemoteState())
     private let loopThread = Atomic<UInt>(0)
+    /// Threads between deciding to write the eventfd (under `remote`) and writing it.
+    private let wakersInFlight = Atomic<Int>(0)
     let selector = Selector()
     /// A name such as `lariat-loop-0`, for thread names and logs.
     public let name: String
@@ -97,14 +103,21 @@ public final class EventLoop: @unchecked Sendable {
             localTasks.append(task)
             return
         }
-        remote.withLock { state in
-            guard state.phase != .stopped else { return }
+        let mustWake = remote.withLock { state -> Bool in
+            guard state.phase != .stopped else { return false }
             state.tasks.append(task)
-            if !state.wakeupPending {
-                state.wakeupPending = true
-                selector.wake()
-            }
+            guard !state.wakeupPending else { return false }
+            state.wakeupPending = true
+            wakersInFlight.add(1, ordering: .relaxed)  // visible to teardown through the lock
+            return true
         }
+        if mustWake { wakeOutsideLock() }
+    }
+
+    /// Writes the eventfd for a waker registered under the lock, then deregisters it.
+    private func wakeOutsideLock() {
+        selector.wake()
+        wakersInFlight.subtract(1, ordering: .releasing)
     }
 
     /// Queues a loop-confined task for the next iteration. Loop-only.
@@ -193,14 +206,15 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Asks the loop to stop after running the tasks already queued. Any thread; idempotent.
     func beginShutdown() {
-        remote.withLock { state in
-            guard state.phase == .running else { return }
+        let mustWake = remote.withLock { state -> Bool in
+            guard state.phase == .running else { return false }
             state.phase = .stopping
-            if !state.wakeupPending {
-                state.wakeupPending = true
-                selector.wake()
-            }
+            guard !state.wakeupPending else { return false }
+            state.wakeupPending = true
+            wakersInFlight.add(1, ordering: .relaxed)
+            return true
         }
+        if mustWake { wakeOutsideLock() }
     }
 
     /// The `epoll_wait` timeout: 0 if tasks are queued, the next timer rounded up, or -1.
@@ -258,9 +272,10 @@ public final class EventLoop: @unchecked Sendable {
             passes += 1
         }
         localTasks.removeAll()
-        remote.withLock { state in
-            state.tasks.removeAll()
-            selector.closeDescriptors()
-        }
+        // `phase` is `.stopped` (set under the lock), so no new waker registers; wait for the
+        // registered ones to finish their eventfd write before the fd is closed.
+        remote.withLock { $0.tasks.removeAll() }
+        while wakersInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
+        selector.closeDescriptors()
     }
 }

@@ -18,6 +18,9 @@ public final class File: @unchecked Sendable {
         case read
         /// Write only; created with mode 0644 if missing, truncated if present.
         case createOrTruncate
+        /// Write only; a new file with mode 0600, failing with EEXIST if the name exists (also as
+        /// a symbolic link): for temporary files in a directory other users can write to.
+        case createNewPrivate
     }
 
     private var fd: Int32
@@ -30,13 +33,14 @@ public final class File: @unchecked Sendable {
     ///   - mode: ``Mode/read`` or ``Mode/createOrTruncate``.
     /// - Throws: `SocketError` with `syscall == "open"` and the errno (ENOENT, EACCES…).
     public init(path: String, mode: Mode) throws(SocketError) {
-        let flags: Int32 = switch mode {
-        case .read: O_RDONLY | O_CLOEXEC
-        case .createOrTruncate: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        let (flags, permissions): (Int32, mode_t) = switch mode {
+        case .read: (O_RDONLY | O_CLOEXEC, 0)
+        case .createOrTruncate: (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        case .createNewPrivate: (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         var opened: Int32 = -1
         repeat {
-            opened = Glibc.open(path, flags, 0o644)
+            opened = Glibc.open(path, flags, permissions)
         } while opened < 0 && errno == EINTR
         guard opened >= 0 else { throw SocketError(errno: errno, syscall: "open") }
         self.fd = opened

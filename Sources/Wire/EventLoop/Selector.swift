@@ -10,7 +10,7 @@
 // an open socket stays alive until `close()` (which deregisters it), like a channel in NIO.
 //
 // Threading: everything except `wake()` is loop-confined. `wake()` only writes the eventfd;
-// EventLoop calls it under its remote-queue lock so it never races the fd's close.
+// EventLoop counts its callers in flight and closes the fd only when none is left.
 internal import CLinux
 internal import Glibc
 
