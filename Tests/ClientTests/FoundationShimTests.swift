@@ -23,6 +23,19 @@ struct FoundationShimTests {
         #expect((nested.underlyingError as? URLError)?.underlyingError as? TransportFailure == TransportFailure(detail: "reset"))
     }
 
+    @Test("request IDs are random version-4 UUIDs: version and variant bits set, 1,000 distinct")
+    func randomUUIDs() {
+        var seen = Set<UUID>()
+        for _ in 0..<1_000 {
+            let id = UUID.randomV4()
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+            #expect(id.uuidString.count == 36)
+            seen.insert(id)
+        }
+        #expect(seen.count == 1_000)
+    }
+
     @Test("URLError.lariat without a URL records none")
     func noURL() {
         let error = URLError.lariat(.timedOut, underlying: TransportFailure(detail: "t"), url: nil)
