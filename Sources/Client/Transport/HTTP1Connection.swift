@@ -7,6 +7,7 @@
 //   idle ──server closed, idle timeout, stray bytes──▶ closed
 //
 // Everything here runs on `loop`; the pool reaches a connection only through loop.execute.
+// Writing the request is in HTTP1Connection+Writing.swift.
 // Failures before any response byte on a reused connection go back to the pool for one silent
 // retry on a fresh connection when that is safe (Go's shouldRetryRequest): the request is
 // idempotent, or nothing of it was written.
@@ -17,7 +18,7 @@ import EventLoop
 import TLS
 
 final class HTTP1Connection: SocketHandler {
-    private enum State {
+    enum State {
         case handshaking(Exchange)
         case idle
         case active(Exchange)
@@ -27,13 +28,13 @@ final class HTTP1Connection: SocketHandler {
     let id: Int
     let key: ConnectionKey
     let loop: EventLoop
-    private let socket: Socket
-    private let tls: TLSClientConnection?
+    let socket: Socket
+    let tls: TLSClientConnection?
     /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
     /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
     private weak var pool: ConnectionPool?
     private let idleTimeout: Duration
-    private var state: State
+    var state: State
 
     /// How large the receive buffer may grow while a bulk body arrives (it starts at 16 KiB).
     static let maxReceiveBuffer = 256 * 1024
@@ -44,16 +45,16 @@ final class HTTP1Connection: SocketHandler {
     private var cipherScratch: [UInt8] = []
     private var cipherPending: [UInt8] = []
     // Writing
-    private var headBytes: [UInt8] = []
-    private var body = OutgoingBody()
+    var headBytes: [UInt8] = []
+    var body = OutgoingBody()
     /// Head and body bytes handed to the socket (or TLS) for the active exchange.
-    private var written = 0
-    private var cipherOut: [UInt8] = []
-    private var cipherOutOffset = 0
+    var written = 0
+    var cipherOut: [UInt8] = []
+    var cipherOutOffset = 0
     // Per exchange
     private var isReused = false
     private var responseStarted = false
-    private var summary: TransportSummary?
+    var summary: TransportSummary?
     private var timer: TimerID?
     /// What `timer` was armed with, for its error message.
     private var timerTimeout: Duration = .zero
@@ -146,135 +147,6 @@ final class HTTP1Connection: SocketHandler {
         parser.expectResponse(to: exchange.request.head.method)
         armTimer(exchange.request.idleTimeout)
         writeRequest()
-    }
-
-    // MARK: Writing
-
-    private var totalToWrite: Int { headBytes.count + body.length }
-
-    /// Fails the exchange whose body file could not be read mid-request (never retried).
-    private func bodyUnreadable(_ error: SocketError) {
-        failActive(TransportError(.requestBodyUnreadable, "reading the request body failed: \(error)", underlying: error), allowRetry: false)
-    }
-
-    private func writeRequest() {
-        guard case .active = state else { return }
-        if tls != nil { return writeRequestOverTLS() }
-        while written < totalToWrite {
-            let result: WriteResult
-            do throws(SocketError) {
-                result = try writePlain()
-            } catch where error.syscall == "read" || error.syscall == "open" {
-                return bodyUnreadable(error)
-            } catch {
-                return failActive(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
-            }
-            switch result {
-            case .wrote(let n): written += n
-            case .wouldBlock:
-                socket.setWriteInterest(true)
-                return
-            }
-        }
-        requestWritten()
-    }
-
-    /// One writev of what is left of the head and the next body bytes: no copy of the body,
-    /// one syscall for small requests. A `read` failure is the body file's, not the socket's.
-    private func writePlain() throws(SocketError) -> WriteResult {
-        let headCount = headBytes.count
-        let offset = written
-        let socket = self.socket
-        let result: Result<WriteResult, SocketError> = headBytes.withUnsafeBytes { head in
-            Result { () throws(SocketError) in
-                try body.withNextBytes { next in
-                    // At most two pieces, on the stack (an array here was one allocation per request).
-                    withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 2) { pieces in
-                        var count = 0
-                        if offset < headCount {
-                            pieces.initializeElement(at: count, to: UnsafeRawBufferPointer(rebasing: head[offset...]))
-                            count += 1
-                        }
-                        if !next.isEmpty {
-                            pieces.initializeElement(at: count, to: next)
-                            count += 1
-                        }
-                        let list = UnsafeBufferPointer(rebasing: pieces[0..<count])
-                        return Result { () throws(SocketError) in try socket.writev(list) }
-                    }
-                }
-            }.flatMap { $0 }
-        }
-        let outcome = try result.get()
-        if case .wrote(let n) = outcome { body.didWrite(max(0, n - max(0, headCount - offset))) }
-        return outcome
-    }
-
-    private func writeRequestOverTLS() {
-        guard let tls else { return }
-        while written < totalToWrite {
-            let headCount = headBytes.count
-            let result: TLSWriteResult
-            if written < headCount {
-                result = headBytes.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
-            } else {
-                do throws(SocketError) {
-                    result = try body.withNextBytes { tls.write($0) }
-                } catch {
-                    return bodyUnreadable(error)
-                }
-                if case .written(let n) = result { body.didWrite(n) }
-            }
-            switch result {
-            case .written(let n):
-                written += n
-            case .incomplete:
-                guard flushCiphertext() else { return }  // resumes in socketWritable
-            case .failed(let error):
-                return failActive(TransportError(.tls, "TLS write failed: \(error)", underlying: error))
-            }
-        }
-        guard flushCiphertext() else { return }
-        requestWritten()
-    }
-
-    private func requestWritten() {
-        socket.setWriteInterest(false)
-        summary?.timings.requestEnd = Date()
-    }
-
-    /// Moves pending ciphertext to the socket; returns true when everything was written.
-    @discardableResult
-    private func flushCiphertext() -> Bool {
-        guard let tls else { return true }
-        while true {
-            if cipherOutOffset == cipherOut.count {
-                guard tls.pendingCiphertextCount > 0 else {
-                    cipherOut.removeAll(keepingCapacity: true)
-                    cipherOutOffset = 0
-                    return true
-                }
-                cipherOut = tls.takeCiphertext()
-                cipherOutOffset = 0
-            }
-            let result: WriteResult
-            do throws(SocketError) {
-                let offset = cipherOutOffset
-                let socket = self.socket
-                result = try cipherOut.withUnsafeBytes { raw in
-                    Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }.get()
-            } catch {
-                failConnection(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
-                return false
-            }
-            switch result {
-            case .wrote(let n): cipherOutOffset += n
-            case .wouldBlock:
-                socket.setWriteInterest(true)
-                return false
-            }
-        }
     }
 
     // MARK: SocketHandler
@@ -511,7 +383,7 @@ final class HTTP1Connection: SocketHandler {
     }
 
     /// Fails the active exchange and closes; retries once when safe.
-    private func failActive(_ error: TransportError, allowRetry: Bool = true) {
+    func failActive(_ error: TransportError, allowRetry: Bool = true) {
         guard case .active(let exchange) = state else { return failConnection(error) }
         let nothingWritten = written == 0
         let retry = allowRetry && isReused && !responseStarted && exchange.attempt == 0
@@ -529,7 +401,7 @@ final class HTTP1Connection: SocketHandler {
     }
 
     /// A connection-level failure in any state.
-    private func failConnection(_ error: TransportError) {
+    func failConnection(_ error: TransportError) {
         switch state {
         case .active: failActive(error)
         case .handshaking(let exchange):
