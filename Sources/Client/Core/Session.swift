@@ -205,7 +205,10 @@ public final class Session: Sendable {
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
-        let timeout = request.timeoutInterval > 0 ? request.timeoutInterval : settings.timeoutIntervalForRequest
+        // URLSession's rule: the request's own timeout when it set one, else the configuration's
+        // (`configuration.timeoutIntervalForRequest = 10` is how Alamofire users set timeouts).
+        let timeout = request.hasExplicitTimeout && request.timeoutInterval > 0
+            ? request.timeoutInterval : settings.timeoutIntervalForRequest
         return TransportRequest(
             key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),

@@ -52,8 +52,14 @@ public struct URLRequest: Sendable {
     public var cachePolicy: CachePolicy
 
     /// Seconds the request may stay idle (no bytes moving) before it fails with `URLError.timedOut`.
-    /// `60` by default.
-    public var timeoutInterval: TimeInterval
+    /// `60` by default. As with URLSession, a value you set (here or in `init`) wins; while it is
+    /// the default, the session's `timeoutIntervalForRequest` applies.
+    public var timeoutInterval: TimeInterval {
+        didSet { hasExplicitTimeout = true }
+    }
+
+    /// Whether ``timeoutInterval`` was set by the caller rather than left at its default.
+    private(set) var hasExplicitTimeout = false
 
     /// Whether the session's cookie storage applies to this request. `true` by default.
     public var httpShouldHandleCookies: Bool = true
@@ -85,6 +91,7 @@ public struct URLRequest: Sendable {
         self.url = url
         self.cachePolicy = cachePolicy
         self.timeoutInterval = timeoutInterval
+        self.hasExplicitTimeout = timeoutInterval != 60
     }
 
     /// The HTTP method, `GET` by default. Setting `nil` restores `GET`.
