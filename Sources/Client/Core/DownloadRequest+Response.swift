@@ -135,11 +135,7 @@ public struct DownloadTask<Value: Sendable>: Sendable {
     /// The full response: request, response, file URL, metrics and result.
     public var response: AFDownloadResponse<Value> {
         get async {
-            await withTaskCancellationHandler {
-                await waiter.response
-            } onCancel: { [request, shouldAutomaticallyCancel] in
-                if shouldAutomaticallyCancel { request.cancel() }
-            }
+            await waiter.response(cancelling: shouldAutomaticallyCancel ? request : nil)
         }
     }
     /// The result.

@@ -23,11 +23,7 @@ public struct DataTask<Value: Sendable>: Sendable {
     /// The full response: request, response, data, metrics and result.
     public var response: AFDataResponse<Value> {
         get async {
-            await withTaskCancellationHandler {
-                await waiter.response
-            } onCancel: { [request, shouldAutomaticallyCancel] in
-                if shouldAutomaticallyCancel { request.cancel() }
-            }
+            await waiter.response(cancelling: shouldAutomaticallyCancel ? request : nil)
         }
     }
     /// The result.

@@ -31,6 +31,18 @@ final class ResponseWaiter<Response: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(returning: response) }
     }
 
+    /// The response, once delivered; cancelling the awaiting task cancels `request` (Alamofire's
+    /// `automaticallyCancelling`), or does nothing when it is `nil`. Shared by `DataTask` and
+    /// `DownloadTask`.
+    func response(cancelling request: Request?) async -> Response {
+        guard let request else { return await response }
+        return await withTaskCancellationHandler {
+            await response
+        } onCancel: {
+            request.cancel()
+        }
+    }
+
     /// The response, once delivered.
     var response: Response {
         get async {
