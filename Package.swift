@@ -42,16 +42,14 @@ let package = Package(
         .target(
             name: "Wire",
             path: "Sources/Wire",
-            exclude: ["EventLoop", "CLinux"],
             swiftSettings: strict
         ),
 
-        // MARK: Event loop (lives under Sources/Wire, compiled separately so Wire stays I/O-free)
-        .systemLibrary(name: "CLinux", path: "Sources/Wire/CLinux"),
+        // MARK: Event loop (epoll, sockets, timers): Glibc plus the CLinux modulemap
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(
             name: "EventLoop",
             dependencies: ["CLinux"],
-            path: "Sources/Wire/EventLoop",
             swiftSettings: strict
         ),
 
@@ -79,7 +77,7 @@ let package = Package(
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
-        .executableTarget(name: "fetch", dependencies: ["Client", "TLS", "EventLoop"], swiftSettings: strict),
+        .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
 
         // MARK: Tests
         .target(

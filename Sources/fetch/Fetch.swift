@@ -11,8 +11,8 @@
 // key mismatch, 91 --cert-status failure, 49 bad --resolve, 1 otherwise (curl's codes).
 
 import Client
-import TLS
-import EventLoop
+
+
 import FoundationEssentials
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait

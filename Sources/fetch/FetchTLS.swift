@@ -6,7 +6,7 @@
 // it (58 client certificate, 77 CA file, 82 CRL file, 59 cipher list) instead of a handshake error.
 
 import Client
-import TLS
+
 #if canImport(Glibc)
 import Glibc
 #endif

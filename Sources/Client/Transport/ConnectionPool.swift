@@ -182,7 +182,7 @@ final class ConnectionPool: Sendable {
         loop.execute { [self] in
             exchange.timings.connectStart = Date()
             let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
-            let connector = Connector(timeout: exchange.request.connectTimeout, addressOverrides: overrides)
+            let connector = Connector(timeout: exchange.request.connectTimeout ?? exchange.request.idleTimeout ?? .seconds(60), addressOverrides: overrides)
             guard exchange.enter(.connecting(nil)) else {
                 slotFreed(key: key, connectionID: nil)
                 exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))

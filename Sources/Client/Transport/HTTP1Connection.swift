@@ -90,7 +90,7 @@ final class HTTP1Connection: SocketHandler {
         // A server that accepts and never answers the ClientHello must not hold the request
         // forever: the handshake as a whole gets the request's idle timeout (start() re-arms the
         // timer for the exchange once it completes). HTTPSRobustnessTests.stalledHandshake.
-        armTimer(exchange.request.idleTimeout)
+        armTimer(exchange.request.idleTimeout ?? .seconds(365 * 86400))
         driveHandshake()
     }
 
@@ -145,7 +145,7 @@ final class HTTP1Connection: SocketHandler {
             summary?.tlsCipher = tls.negotiatedCipher
         }
         parser.expectResponse(to: exchange.request.head.method)
-        armTimer(exchange.request.idleTimeout)
+        armTimer(exchange.request.idleTimeout ?? .seconds(365 * 86400))
         writeRequest()
     }
 
@@ -482,7 +482,7 @@ final class HTTP1Connection: SocketHandler {
     /// drained bytes of the request.
     private func markProgress() {
         guard case .active(let exchange) = state, let timer else { return }
-        _ = loop.rescheduleTimer(timer, at: .now() + exchange.request.idleTimeout)
+        _ = loop.rescheduleTimer(timer, at: .now() + (exchange.request.idleTimeout ?? .seconds(365 * 86400)))
     }
 
     private func cancelTimer() {

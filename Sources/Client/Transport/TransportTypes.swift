@@ -23,10 +23,17 @@ struct TransportRequest: Sendable {
     /// RFC 9110 §9.2.2: may be retried silently when a reused connection fails before any byte
     /// of the response arrived.
     var isIdempotent: Bool
-    /// Longest silence while waiting for the server (Foundation's `timeoutIntervalForRequest`).
-    var idleTimeout: Duration
-    /// Limit on establishing a new connection (name resolution, TCP, TLS).
-    var connectTimeout: Duration
+    /// Longest silence while the request is under way: no byte read and none taken by the
+    /// server (URLSession's `timeoutIntervalForRequest`). `nil`: no idle limit.
+    var idleTimeout: Duration?
+    /// Limit on establishing a new connection: name resolution, TCP and the TLS handshake
+    /// (`URLSessionConfiguration.timeoutIntervalForConnect`, curl's `--connect-timeout`).
+    /// `nil`: none of its own (the idle timeout and the deadline still apply).
+    var connectTimeout: Duration?
+    /// When the whole request must be over, queueing and connecting included (URLSession's
+    /// `timeoutIntervalForResource`, measured from the request's start; curl's `--max-time`).
+    /// `.distantFuture`: none.
+    var deadline: Deadline = .distantFuture
 }
 
 /// Timestamps of one exchange, for URLSessionTaskMetrics.
