@@ -25,6 +25,7 @@ final class LoopbackTLSServer: Sendable {
     private let listenFD: Int32
     private let context: TLSServerContext
     private let response: [UInt8]
+    private let answerAtHandshake: Bool
     private let state = Mutex(Observation())
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -35,7 +36,12 @@ final class LoopbackTLSServer: Sendable {
     ///   - certificateFile: PEM chain, leaf first.
     ///   - keyFile: the leaf's key.
     ///   - response: sent (encrypted) once a request head has arrived; a small 200 by default.
-    init(certificateFile: String, keyFile: String, response: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") throws {
+    ///   - answerAtHandshake: also send `response` the moment the handshake completes, before any
+    ///     request arrived, so it leaves in the same write as the server's last handshake flight
+    ///     (TLS 1.2: ChangeCipherSpec, Finished and the response in one segment).
+    init(certificateFile: String, keyFile: String, response: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+         answerAtHandshake: Bool = false) throws {
+        self.answerAtHandshake = answerAtHandshake
         context = try TLSServerContext(TLSServerContext.Options(
             certificateChain: try Certificate.load(pemFile: certificateFile), privateKey: try PrivateKey.load(file: keyFile)))
         self.response = Array(response.utf8)
@@ -99,6 +105,7 @@ final class LoopbackTLSServer: Sendable {
                 switch connection.handshake() {
                 case .complete:
                     established = true
+                    if answerAtHandshake { _ = connection.write(response) }
                     state.withLock {
                         $0.handshakesCompleted += 1
                         $0.serverNames.append(connection.requestedServerName)
@@ -118,7 +125,7 @@ final class LoopbackTLSServer: Sendable {
                     state.withLock { $0.plaintext += bytes }
                     if head.count >= 4, head.suffix(4) == Array("\r\n\r\n".utf8) {
                         head.removeAll()
-                        _ = connection.write(response)
+                        if !answerAtHandshake { _ = connection.write(response) }
                     }
                 case .incomplete: return true
                 case .closed: return false

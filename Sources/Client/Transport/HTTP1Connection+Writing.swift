@@ -1,35 +1,43 @@
 // Writing one request on an HTTP/1.1 connection: the head and body go out in one writev over
 // plain TCP (no copy of the body), or through the TLS engine and then its ciphertext to the socket.
-// A file body is read as the socket drains (OutgoingBody). Runs on the connection's loop, like
-// everything in HTTP1Connection.
+// A file body is read as the socket drains (OutgoingBody). How far it may go is the machine's
+// `writableLimit` (the head alone while a `100 Continue` is awaited). Runs on the connection's
+// loop, like everything in HTTP1Connection.
 
 import FoundationEssentials
 import EventLoop
 import TLS
 
 extension HTTP1Connection {
-    /// Head and body bytes of the active exchange.
-    var totalToWrite: Int { headBytes.count + body.length }
-
-    /// Fails the exchange whose body file could not be read mid-request (never retried).
+    /// Fails the exchange whose body file could not be read mid-request (never retried: the
+    /// request itself is at fault).
     func bodyUnreadable(_ error: SocketError) {
-        failActive(TransportError(.requestBodyUnreadable, "reading the request body failed: \(error)", underlying: error), allowRetry: false)
+        failActive(TransportError(.requestBodyUnreadable, "reading the request body failed: \(error)", underlying: error), retryable: false)
     }
 
+    /// The socket refused more bytes (reset, or the server stopped reading). The response may
+    /// already be on its way (a 413 before the server closes), so reading goes on; the machine
+    /// decides.
+    func writeFailed(_ error: SocketError) {
+        socket.setWriteInterest(false)
+        perform(machine.writeFailed())
+    }
+
+    /// Writes what the machine allows, until it is out or the socket blocks.
     func writeRequest() {
-        guard case .active = state else { return }
+        guard machine.isActive else { return }
         if tls != nil { return writeRequestOverTLS() }
-        while written < totalToWrite {
+        while machine.isActive && machine.written < machine.writableLimit {
             let result: WriteResult
             do throws(SocketError) {
-                result = try writePlain()
+                result = try writePlain(offset: machine.written, limit: machine.writableLimit)
             } catch where error.syscall == "read" || error.syscall == "open" {
                 return bodyUnreadable(error)
             } catch {
-                return failActive(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
+                return writeFailed(error)
             }
             switch result {
-            case .wrote(let n): written += n
+            case .wrote(let n): perform(machine.bytesWritten(n, now: .now()))
             case .wouldBlock:
                 socket.setWriteInterest(true)
                 return
@@ -38,11 +46,12 @@ extension HTTP1Connection {
         requestWritten()
     }
 
-    /// One writev of what is left of the head and the next body bytes: no copy of the body,
-    /// one syscall for small requests. A `read` failure is the body file's, not the socket's.
-    func writePlain() throws(SocketError) -> WriteResult {
+    /// One writev of what is left of the head and, when `limit` allows the body, the next body
+    /// bytes: no copy of the body, one syscall for small requests. A `read` failure is the body
+    /// file's, not the socket's.
+    func writePlain(offset: Int, limit: Int) throws(SocketError) -> WriteResult {
         let headCount = headBytes.count
-        let offset = written
+        let sendsBody = limit > headCount
         let socket = self.socket
         let result: Result<WriteResult, SocketError> = headBytes.withUnsafeBytes { head in
             Result { () throws(SocketError) in
@@ -54,7 +63,7 @@ extension HTTP1Connection {
                             pieces.initializeElement(at: count, to: UnsafeRawBufferPointer(rebasing: head[offset...]))
                             count += 1
                         }
-                        if !next.isEmpty {
+                        if sendsBody && !next.isEmpty {
                             pieces.initializeElement(at: count, to: next)
                             count += 1
                         }
@@ -71,8 +80,9 @@ extension HTTP1Connection {
 
     func writeRequestOverTLS() {
         guard let tls else { return }
-        while written < totalToWrite {
+        while machine.isActive && machine.written < machine.writableLimit {
             let headCount = headBytes.count
+            let written = machine.written
             let result: TLSWriteResult
             if written < headCount {
                 result = headBytes.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
@@ -86,20 +96,23 @@ extension HTTP1Connection {
             }
             switch result {
             case .written(let n):
-                written += n
+                perform(machine.bytesWritten(n, now: .now()))
             case .incomplete:
                 guard flushCiphertext() else { return }  // resumes in socketWritable
             case .failed(let error):
-                return failActive(TransportError(.tls, "TLS write failed: \(error)", underlying: error))
+                return perform(machine.connectionFailed(TransportError(.tls, "TLS write failed: \(error)", underlying: error), retryable: false))
             }
         }
         guard flushCiphertext() else { return }
         requestWritten()
     }
 
+    /// The allowed bytes are out: no more write interest; the timestamp once the whole request is.
     func requestWritten() {
         socket.setWriteInterest(false)
-        summary?.timings.requestEnd = Date()
+        if summary?.timings.requestEnd == nil && machine.written == headBytes.count + body.length {
+            summary?.timings.requestEnd = Date()
+        }
     }
 
     /// Moves pending ciphertext to the socket; returns true when everything was written.
@@ -124,7 +137,13 @@ extension HTTP1Connection {
                     Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
                 }.get()
             } catch {
-                failConnection(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
+                cipherOut.removeAll(keepingCapacity: true)
+                cipherOutOffset = 0
+                if machine.isActive {
+                    writeFailed(error)
+                } else {
+                    perform(machine.connectionFailed(TransportError(.connectionLost, "write failed: \(error)", underlying: error)))
+                }
                 return false
             }
             switch result {

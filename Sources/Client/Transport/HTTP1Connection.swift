@@ -1,16 +1,15 @@
 // One HTTP/1.1 connection: socket ⇄ (TLS) ⇄ Wire codec, one exchange at a time, on one loop.
 //
-// States and exits:
-//   handshaking(exchange) ──TLS complete──▶ active(exchange)        ──failure──▶ closed
-//   idle ──start──▶ active ──response end, keep-alive──▶ idle (back in the pool)
-//                         └──end without keep-alive / any failure──▶ closed
-//   idle ──server closed, idle timeout, stray bytes──▶ closed
+// The driver of `HTTP1ConnectionStateMachine`: it moves bytes (socket reads and writes, the TLS
+// engine, the request body file) and carries out the machine's actions; every decision — what a
+// parser event means, keep-alive, the retry verdict, the timer's deadline — is the machine's.
+// Writing the request is in HTTP1Connection+Writing.swift.
 //
 // Everything here runs on `loop`; the pool reaches a connection only through loop.execute.
-// Writing the request is in HTTP1Connection+Writing.swift.
-// Failures before any response byte on a reused connection go back to the pool for one silent
-// retry on a fresh connection when that is safe (Go's shouldRetryRequest): the request is
-// idempotent, or nothing of it was written.
+//
+// One timer per connection, kept at the machine's `timerDeadline` (idle timeout, resource
+// deadline, 100-continue delay, handshake limit) while a request runs, and at the pool's idle
+// timeout while the connection waits in the pool.
 
 import FoundationEssentials
 import Wire
@@ -18,13 +17,6 @@ import EventLoop
 import TLS
 
 final class HTTP1Connection: SocketHandler {
-    enum State {
-        case handshaking(Exchange)
-        case idle
-        case active(Exchange)
-        case closed
-    }
-
     let id: Int
     let key: ConnectionKey
     let loop: EventLoop
@@ -33,32 +25,29 @@ final class HTTP1Connection: SocketHandler {
     /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
     /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
     private weak var pool: ConnectionPool?
+    /// How long the connection may wait in the pool for its next request.
     private let idleTimeout: Duration
-    var state: State
+    var machine: HTTP1ConnectionStateMachine
+    /// The exchange being handshaken for or run; `nil` while idle or closed.
+    private(set) var exchange: Exchange?
 
     /// How large the receive buffer may grow while a bulk body arrives (it starts at 16 KiB).
     static let maxReceiveBuffer = 256 * 1024
 
     // Reading
-    private var parser = ResponseParser()
     private var inbound = ReceiveBuffer(capacity: 16 * 1024)
     private var cipherScratch: [UInt8] = []
     private var cipherPending: [UInt8] = []
     // Writing
     var headBytes: [UInt8] = []
     var body = OutgoingBody()
-    /// Head and body bytes handed to the socket (or TLS) for the active exchange.
-    var written = 0
     var cipherOut: [UInt8] = []
     var cipherOutOffset = 0
     // Per exchange
-    private var isReused = false
-    private var responseStarted = false
     var summary: TransportSummary?
     private var timer: TimerID?
-    /// What `timer` was armed with, for its error message.
-    private var timerTimeout: Duration = .zero
-    private var exchangesServed = 0
+    /// Where `timer` is armed.
+    private var timerAt: Deadline = .distantFuture
     /// The connection's endpoints, read once at setup (not per request: getsockname and
     /// inet_ntop each time cost two syscalls and several allocations per exchange).
     private let endpoints: (local: String?, localPort: Int?, remote: String, remotePort: Int)
@@ -73,7 +62,7 @@ final class HTTP1Connection: SocketHandler {
         self.tls = tls
         self.pool = pool
         self.idleTimeout = idleTimeout
-        self.state = .idle
+        self.machine = HTTP1ConnectionStateMachine()
         let local = socket.localAddress
         self.endpoints = (local?.ipAddress, local?.port, socket.remoteAddress.ipAddress, socket.remoteAddress.port)
         if tls != nil { cipherScratch = [UInt8](repeating: 0, count: 32 * 1024) }
@@ -84,55 +73,51 @@ final class HTTP1Connection: SocketHandler {
     // MARK: Starting
 
     /// Starts the TLS handshake, then `exchange`.
+    ///
+    /// The handshake must finish within the connect timeout, the request's idle timeout (a
+    /// server that accepts and never answers the ClientHello must not hold the request forever:
+    /// HTTPSRobustnessTests.stalledHandshake) and its resource deadline, whichever comes first.
     func startHandshake(_ exchange: Exchange) {
-        state = .handshaking(exchange)
+        let now = Deadline.now()
+        var limit = exchange.request.deadline
+        if let idle = exchange.request.idleTimeout { limit = min(limit, now + idle) }
+        if let connect = exchange.request.connectTimeout { limit = min(limit, now + connect) }
+        machine = HTTP1ConnectionStateMachine(handshakeDeadline: limit)
+        self.exchange = exchange
         exchange.timings.secureConnectionStart = Date()
-        // A server that accepts and never answers the ClientHello must not hold the request
-        // forever: the handshake as a whole gets the request's idle timeout (start() re-arms the
-        // timer for the exchange once it completes). HTTPSRobustnessTests.stalledHandshake.
-        armTimer(exchange.request.idleTimeout ?? .seconds(365 * 86400))
+        syncTimer()
         driveHandshake()
     }
 
     /// Runs `exchange` on this connection. `reused` when the connection served an earlier one.
     func start(_ exchange: Exchange, reused: Bool) {
-        guard case .idle = state else {
+        guard machine.isIdle else {
             // Closed after the pool handed us out: nothing was sent, so this is no retry.
-            resubmit(exchange)
-            return
+            return resubmit(exchange)
         }
         if reused && socket.probeIdle() != .idle {
             // Detected before reuse: the server closed it (or sent stray bytes) while idle.
             close()
-            resubmit(exchange)
-            return
+            return resubmit(exchange)
         }
-        cancelTimer()
         guard exchange.enter(.running(LoopBound(self, loop: loop))) else {
             exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))
-            returnToPoolOrClose(keepAlive: true)
-            return
+            return returnToPool()
         }
         headBytes.removeAll(keepingCapacity: true)
         do throws(WireError) {
             try RequestSerializer.serialize(exchange.request.head, into: &headBytes)
         } catch {
             exchange.complete(.failure(TransportError(.invalidRequest, "the request cannot be sent: \(error)", underlying: error), nil))
-            returnToPoolOrClose(keepAlive: true)
-            return
+            return returnToPool()
         }
         do throws(SocketError) {
             body = try OutgoingBody(exchange.request.body)
         } catch {
             exchange.complete(.failure(TransportError(.requestBodyUnreadable, "the request body file cannot be read: \(error)", underlying: error), nil))
-            returnToPoolOrClose(keepAlive: true)
-            return
+            return returnToPool()
         }
-        state = .active(exchange)
-        isReused = reused
-        responseStarted = false
-        written = 0
-        exchangesServed += 1
+        self.exchange = exchange
         summary = TransportSummary(
             timings: exchange.timings, isReusedConnection: reused,
             localAddress: endpoints.local, remoteAddress: endpoints.remote,
@@ -144,33 +129,34 @@ final class HTTP1Connection: SocketHandler {
             summary?.tlsVersion = tls.negotiatedVersion.map { "\($0)" }
             summary?.tlsCipher = tls.negotiatedCipher
         }
-        parser.expectResponse(to: exchange.request.head.method)
-        armTimer(exchange.request.idleTimeout ?? .seconds(365 * 86400))
-        writeRequest()
+        let request = exchange.request
+        let info = HTTP1ConnectionStateMachine.RequestInfo(
+            headLength: headBytes.count, bodyLength: body.length,
+            isIdempotent: request.isIdempotent, isReused: reused, attempt: exchange.attempt,
+            expectsContinue: body.length > 0 && request.head.expectsContinue,
+            idleTimeout: request.idleTimeout, deadline: request.deadline
+        )
+        perform(machine.requestStarted(info, method: request.head.method, now: .now()))
+        // Bytes that arrived with the last handshake flight (or before the request went out)
+        // are already in the engine or the buffer: no socket event will announce them again.
+        if machine.isActive { drainReceived() }
     }
 
     // MARK: SocketHandler
 
     func socketWritable(_ socket: Socket) {
-        switch state {
-        case .handshaking:
+        if machine.isHandshaking {
             if flushCiphertext() { socket.setWriteInterest(false) }
-        case .active:
-            // Writable again after a write blocked: the server took bytes, which is progress as
-            // much as bytes arriving (a long upload must not time out while it moves).
-            markProgress()
-            if tls != nil && !flushCiphertext() { return }
-            if written < totalToWrite { writeRequest() } else { socket.setWriteInterest(false) }
-        case .idle, .closed:
-            socket.setWriteInterest(false)
+            return
         }
+        guard machine.isActive else { return socket.setWriteInterest(false) }
+        if tls != nil && !flushCiphertext() { return }
+        // Writable again after a write blocked: the server took bytes (reported as progress by
+        // the writes that follow).
+        if machine.written < machine.writableLimit { writeRequest() } else { socket.setWriteInterest(false) }
     }
 
     func socketReadable(_ socket: Socket) {
-        if case .idle = state {
-            // Bytes or EOF on an idle connection: the server closed it or misbehaves. Not reusable.
-            return close()
-        }
         if tls == nil {
             var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
             _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
@@ -183,28 +169,25 @@ final class HTTP1Connection: SocketHandler {
                 }
                 return 0
             }
-            return handleRead(outcome)
+            switch outcome {
+            case .success(.bytes):
+                perform(machine.bytesReceived(now: .now()))
+                processInbound()
+            case .success(.endOfStream):
+                perform(machine.endOfStream(cleanTLSClose: nil))
+            case .success(.wouldBlock):
+                return
+            case .failure(let error):
+                perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
+            }
+            return
         }
         readTLS()
     }
 
     func socketHungUp(_ socket: Socket, error: SocketError?) {
         let detail = error.map { "\($0)" } ?? "hang-up"
-        failConnection(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error))
-    }
-
-    private func handleRead(_ outcome: Result<ReadResult, SocketError>) {
-        switch outcome {
-        case .success(.bytes):
-            markProgress()
-            processInbound()
-        case .success(.endOfStream):
-            handleEndOfStream(cleanTLSClose: nil)
-        case .success(.wouldBlock):
-            return
-        case .failure(let error):
-            failConnection(TransportError(.connectionLost, "read failed: \(error)", underlying: error))
-        }
+        perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error)))
     }
 
     // MARK: TLS reading
@@ -220,7 +203,7 @@ final class HTTP1Connection: SocketHandler {
                     Result { () throws(SocketError) in try socket.read(into: raw) }
                 }.get()
             } catch {
-                return failConnection(TransportError(.connectionLost, "read failed: \(error)", underlying: error))
+                return perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
             }
             switch result {
             case .bytes(let n): cipherPending.append(contentsOf: cipherScratch[0..<n])
@@ -228,168 +211,195 @@ final class HTTP1Connection: SocketHandler {
             case .wouldBlock: return
             }
         }
-        if !cipherPending.isEmpty {
-            let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
-            cipherPending.removeFirst(taken)
+        feedCiphertext()
+        if machine.isHandshaking {
+            driveHandshake()  // starts the request on completion, which drains what came with it
+            return
         }
-        markProgress()
-        if case .handshaking = state { return driveHandshake() }
-        // Plaintext out of the engine into the receive buffer.
-        while true {
+        if machine.isIdle {
+            // Ciphertext on an idle connection: a late session ticket is harmless, anything that
+            // decrypts to plaintext (or a close) is not.
+            return readPlaintext()
+        }
+        perform(machine.bytesReceived(now: .now()))
+        readPlaintext()
+    }
+
+    private func feedCiphertext() {
+        guard let tls, !cipherPending.isEmpty else { return }
+        let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
+        cipherPending.removeFirst(taken)
+    }
+
+    /// Moves plaintext out of the engine into the receive buffer and parses it, until the engine
+    /// needs more ciphertext.
+    private func readPlaintext() {
+        guard let tls else { return }
+        while !machine.isClosed {
             var readResult: TLSReadResult = .incomplete(.read)
-            _ = inbound.write { free -> Int in
+            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
                 readResult = tls.read(into: free)
                 if case .bytes(let n) = readResult { return n }
                 return 0
             }
             switch readResult {
             case .bytes:
+                if machine.isIdle {
+                    // Plaintext after the response ended: the server sent more than one response.
+                    return perform(machine.bytesReceived(now: .now()))
+                }
                 processInbound()
-                if case .closed = state { return }
             case .incomplete:
                 flushCiphertext()
-                if !cipherPending.isEmpty { socket.setReadInterest(true) }
+                if !cipherPending.isEmpty { feedCiphertext(); continue }
                 return
             case .closed(let clean):
-                return handleEndOfStream(cleanTLSClose: clean)
+                return perform(machine.endOfStream(cleanTLSClose: clean))
             case .failed(let error):
-                return failConnection(TransportError(.tls, "TLS read failed: \(error)", underlying: error))
+                return perform(machine.connectionFailed(TransportError(.tls, "TLS read failed: \(error)", underlying: error), retryable: false))
             }
         }
     }
 
     private func driveHandshake() {
-        guard let tls, case .handshaking(let exchange) = state else { return }
+        guard let tls, machine.isHandshaking, let exchange else { return }
         switch tls.handshake() {
         case .complete:
             flushCiphertext()
             exchange.timings.secureConnectionEnd = Date()
             exchange.timings.connectEnd = exchange.timings.secureConnectionEnd
-            state = .idle
+            machine.handshakeCompleted()
+            self.exchange = nil
+            cancelTimer()
             start(exchange, reused: false)
         case .incomplete:
             flushCiphertext()
         case .failed(let error):
             flushCiphertext()
-            close()
-            exchange.complete(.failure(TransportError(.tls, "TLS handshake with \(key.host) failed: \(error)", underlying: error), nil))
+            perform(machine.connectionFailed(TransportError(.tls, "TLS handshake with \(key.host) failed: \(error)", underlying: error), retryable: false))
         }
+    }
+
+    /// Parses what is already received: plaintext the engine holds, then the buffer.
+    private func drainReceived() {
+        if tls != nil { readPlaintext() }
+        if inbound.readableCount > 0 { processInbound() }
     }
 
     // MARK: Parsing
 
     private func processInbound() {
-        guard case .active(let exchange) = state else { return }
-        while true {
-            let outcome: Result<(TransportEvent?, consumed: Int, more: Bool), WireError> = inbound.withReadableBytes { raw in
-                do throws(WireError) {
-                    let step = try parser.parse(raw)
-                    switch step.event {
-                    case .needMoreData:
-                        return .success((nil, step.consumed, false))
-                    case .interim:
-                        return .success((nil, step.consumed, true))
-                    case .head(let head):
-                        let copied = TransportResponseHead(
-                            status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
-                            fields: head.fields.strings(in: raw),
-                            contentLength: { if case .contentLength(let n) = head.framing { n } else { nil } }()
-                        )
-                        return .success((.head(copied), step.consumed, true))
-                    case .body(let range):
-                        // Handed over borrowed, before the bytes are consumed: no copy here.
-                        summary?.responseBodyBytes += range.count
-                        exchange.deliverBody(UnsafeRawBufferPointer(rebasing: raw[range]))
-                        return .success((nil, step.consumed, true))
-                    case .end(let end):
-                        summary?.trailers = end.trailers.strings(in: raw)
-                        return .success((.end(summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: isReused)), step.consumed, end.keepAlive))
-                    case .upgraded:
-                        throw WireError(.statusLine, "unexpected protocol switch (101 or tunnel) in answer to an ordinary request")
-                    }
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch outcome {
-            case .failure(let error):
-                return failActive(TransportError(.malformedResponse, "malformed response: \(error)", underlying: error), allowRetry: false)
-            case .success(let (event, consumed, more)):
-                inbound.consume(consumed)
-                guard let event else {
-                    if more { continue }
-                    return
-                }
-                switch event {
-                case .head(let head):
-                    responseStarted = true
+        // Called until the parser needs more bytes, even with none left: the end of a body
+        // that ended exactly at the buffer's end comes from a call with empty input.
+        while let exchange, machine.isActive {
+            let now = Deadline.now()
+            let step: (action: HTTP1ConnectionStateMachine.Action, consumed: Int) = inbound.withReadableBytes { raw in
+                let step = machine.parse(raw, now: now)
+                switch step.action {
+                case .forwardHead:
+                    guard let head = step.head else { preconditionFailure("forwardHead without a head") }
+                    let copied = TransportResponseHead(
+                        status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
+                        fields: head.fields.strings(in: raw),
+                        contentLength: { if case .contentLength(let n) = head.framing { n } else { nil } }()
+                    )
                     summary?.timings.responseStart = Date()
-                    summary?.responseHeaderBytes = consumed
-                    exchange.deliver(.head(head))
-                case .end:
-                    return finishActive(exchange, keepAlive: more)
-                case .failure:
-                    return
+                    summary?.responseHeaderBytes = step.consumed
+                    exchange.deliver(.head(copied))
+                case .forwardBody(let range):
+                    // Handed over borrowed, before the bytes are consumed: no copy here.
+                    summary?.responseBodyBytes += range.count
+                    exchange.deliverBody(UnsafeRawBufferPointer(rebasing: raw[range]))
+                case .complete:
+                    if let trailers = step.trailers { summary?.trailers = trailers.strings(in: raw) }
+                default:
+                    break
                 }
+                return (step.action, step.consumed)
+            }
+            inbound.consume(step.consumed)
+            switch step.action {
+            case .forwardHead, .forwardBody:
+                continue
+            case .none:
+                if step.consumed == 0 { return }  // needs more bytes
+            default:
+                perform(step.action)
             }
         }
     }
 
-    private func handleEndOfStream(cleanTLSClose: Bool?) {
-        switch state {
-        case .idle, .closed:
+    // MARK: Actions
+
+    /// Carries out one action of the machine, then keeps the timer where the machine wants it.
+    func perform(_ action: HTTP1ConnectionStateMachine.Action) {
+        switch action {
+        case .none, .forwardHead, .forwardBody:
+            break
+        case .write:
+            writeRequest()
+        case .complete(let keepAlive):
+            complete(keepAlive: keepAlive)
+            return
+        case .fail(let failure, let retry):
+            fail(failure, retry: retry)
+            return
+        case .close:
             close()
-        case .handshaking(let exchange):
-            close()
-            exchange.complete(.failure(TransportError(.tls, "the server closed the connection during the TLS handshake"), nil))
-        case .active(let exchange):
-            do throws(WireError) {
-                guard case .end? = try parser.finish() else {
-                    return failActive(TransportError(.connectionLost, "the server closed the connection before responding"))
-                }
-                if cleanTLSClose == false {
-                    // A close-delimited body must end with close_notify over TLS, or it may be truncated.
-                    return failActive(TransportError(.connectionLost, "TLS connection closed without close_notify: the body may be truncated"), allowRetry: false)
-                }
-                finishActive(exchange, keepAlive: false)
-            } catch {
-                let kind: TransportError.Kind = error.rule == .closedBeforeResponse || error.rule == .truncatedBody || error.rule == .truncatedHead
-                    ? .connectionLost : .malformedResponse
-                failActive(TransportError(kind, "the server closed the connection: \(error)", underlying: error))
-            }
+            return
         }
+        syncTimer()
     }
 
-    // MARK: Finishing
-
-    private func finishActive(_ exchange: Exchange, keepAlive: Bool) {
+    private func complete(keepAlive: Bool) {
+        guard let exchange else { preconditionFailure("complete without an exchange") }
+        self.exchange = nil
         cancelTimer()
         summary?.timings.responseEnd = Date()
-        let done = summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: isReused)
-        state = .idle
-        let bodyComplete = body.isComplete
+        let done = summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: false)
         body = OutgoingBody()  // closes a file body now, not when the next request replaces it
+        var reusable = keepAlive
+        if reusable && hasLeftoverBytes() {
+            // More than the response arrived (a second response, or stray bytes): the next
+            // request would read them as its own. Plain TCP and TLS alike close here.
+            machine.closed()
+            reusable = false
+        }
         // Back to the pool before the caller hears of the end, so a sequential caller's next
         // request finds this connection idle.
-        returnToPoolOrClose(keepAlive: keepAlive && bodyComplete && inbound.readableCount == 0 && parser.isIdle)
+        if reusable { returnToPool() } else { close() }
         exchange.complete(.end(done))
     }
 
-    private func returnToPoolOrClose(keepAlive: Bool) {
-        state = .idle
-        guard keepAlive, socket.isOpen, let pool else { return close() }
-        armTimer(idleTimeout)
-        pool.release(self)
+    /// Whether bytes beyond the response are buffered: in the receive buffer, or (TLS) as
+    /// plaintext the engine can already decrypt.
+    private func hasLeftoverBytes() -> Bool {
+        if inbound.readableCount > 0 { return true }
+        guard let tls else { return false }
+        feedCiphertext()
+        var leftover = false
+        _ = inbound.write { free -> Int in
+            switch tls.read(into: free) {
+            case .bytes(let n):
+                leftover = true
+                return n
+            case .closed, .failed:
+                leftover = true
+                return 0
+            case .incomplete:
+                return 0
+            }
+        }
+        return leftover
     }
 
-    /// Fails the active exchange and closes; retries once when safe.
-    func failActive(_ error: TransportError, allowRetry: Bool = true) {
-        guard case .active(let exchange) = state else { return failConnection(error) }
-        let nothingWritten = written == 0
-        let retry = allowRetry && isReused && !responseStarted && exchange.attempt == 0
-            && (exchange.request.isIdempotent || nothingWritten) && !exchange.isCancelled
+    private func fail(_ failure: HTTP1ConnectionStateMachine.Failure, retry: Bool) {
+        let exchange = self.exchange
+        self.exchange = nil
+        let error = transportError(failure)
         close()
-        if retry {
+        guard let exchange else { return }
+        if retry && !exchange.isCancelled {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
             resubmit(exchange)
@@ -400,26 +410,39 @@ final class HTTP1Connection: SocketHandler {
         }
     }
 
-    /// A connection-level failure in any state.
-    func failConnection(_ error: TransportError) {
-        switch state {
-        case .active: failActive(error)
-        case .handshaking(let exchange):
-            close()
-            exchange.complete(.failure(error, nil))
-        case .idle, .closed: close()
+    private func transportError(_ failure: HTTP1ConnectionStateMachine.Failure) -> TransportError {
+        switch failure {
+        case .transport(let error): return error
+        case .handshakeClosed: return TransportError(.tls, "the server closed the connection during the TLS handshake")
+        case .malformed(let error): return TransportError(.malformedResponse, "malformed response: \(error)", underlying: error)
+        case .closedEarly(nil): return TransportError(.connectionLost, "the server closed the connection before responding")
+        case .closedEarly(let error?): return TransportError(.connectionLost, "the server closed the connection: \(error)", underlying: error)
+        case .truncatedTLS: return TransportError(.connectionLost, "TLS connection closed without close_notify: the body may be truncated")
+        case .idleTimeout(let timeout): return TransportError(.timedOut, "no data from \(key.host) for \(timeout)")
+        case .deadline: return TransportError(.timedOut, "the request to \(key.host) did not finish within its resource timeout")
+        case .handshakeTimeout: return TransportError(.timedOut, "the TLS handshake with \(key.host) did not finish in time")
+        case .unexpectedUpgrade:
+            return TransportError(.malformedResponse, "unexpected protocol switch (101 or tunnel) in answer to an ordinary request")
+        case .cancelled: return TransportError(.cancelled, "cancelled")
         }
     }
 
-    /// Cancels `exchange` if it is running here.
+    /// Back in the pool, idle, with the pool's idle timeout.
+    private func returnToPool() {
+        guard machine.isIdle, socket.isOpen, let pool else { return close() }
+        armTimer(at: .now() + idleTimeout)
+        pool.release(self)
+    }
+
+    /// Fails a running request for a reason of the driver's (the body file became unreadable).
+    func failActive(_ error: TransportError, retryable: Bool) {
+        perform(machine.connectionFailed(error, retryable: retryable))
+    }
+
+    /// Cancels `exchange` if it is handshaking or running here.
     func cancel(_ exchange: Exchange) {
-        switch state {
-        case .active(let current) where current === exchange, .handshaking(let current) where current === exchange:
-            close()
-            exchange.complete(.failure(TransportError(.cancelled, "cancelled"), summary))
-        default:
-            break
-        }
+        guard let current = self.exchange, current === exchange else { return }
+        perform(machine.cancelled())
     }
 
     /// Closes an idle connection whose slot the pool has already given to a new connection.
@@ -428,13 +451,14 @@ final class HTTP1Connection: SocketHandler {
         close()
     }
 
-    /// Closes the socket (idempotent) and tells the pool.
+    /// Closes the socket (idempotent) and tells the pool. A request still on the connection is
+    /// ended by whoever closed it (`fail`, `complete`); session teardown closes idle ones only.
     func close() {
         cancelTimer()
-        if case .closed = state { return }
-        state = .closed
+        guard socket.isOpen else { return }
+        machine.closed()
         body = OutgoingBody()
-        if let tls, socket.isOpen {
+        if let tls {
             _ = tls.shutdown()  // close_notify, best effort
             flushCiphertext()
         }
@@ -451,12 +475,27 @@ final class HTTP1Connection: SocketHandler {
         pool.execute(exchange)
     }
 
-    // MARK: Timers
+    // MARK: Timer
 
-    private func armTimer(_ timeout: Duration) {
-        cancelTimer()
-        timerTimeout = timeout
-        timer = loop.scheduleTimer(after: timeout, timerFired)
+    /// Keeps the one timer at the machine's deadline (or the pool's idle timeout while idle).
+    private func syncTimer() {
+        guard let deadline = machine.timerDeadline else {
+            if !machine.isIdle { cancelTimer() }
+            return
+        }
+        armTimer(at: deadline)
+    }
+
+    private func armTimer(at deadline: Deadline) {
+        if let timer {
+            if deadline == timerAt { return }
+            if loop.rescheduleTimer(timer, at: deadline) {
+                timerAt = deadline
+                return
+            }
+        }
+        timerAt = deadline
+        timer = loop.scheduleTimer(at: deadline, timerFired)
     }
 
     /// The one timer callback of this connection, made once: a new closure per arming was an
@@ -465,28 +504,37 @@ final class HTTP1Connection: SocketHandler {
 
     private func timerExpired() {
         timer = nil
-        let timeout = timerTimeout
-        switch state {
-        case .active:
-            failConnection(TransportError(.timedOut, "no data from \(key.host) for \(timeout)"))
-        case .handshaking:
-            failConnection(TransportError(.timedOut, "the TLS handshake with \(key.host) did not finish within \(timeout)"))
-        case .idle:
-            close()
-        case .closed:
-            break
-        }
-    }
-
-    /// Pushes the idle deadline of an active exchange forward after bytes arrived or the socket
-    /// drained bytes of the request.
-    private func markProgress() {
-        guard case .active(let exchange) = state, let timer else { return }
-        _ = loop.rescheduleTimer(timer, at: .now() + (exchange.request.idleTimeout ?? .seconds(365 * 86400)))
+        timerAt = .distantFuture
+        if machine.isIdle { return close() }  // the pool's idle timeout
+        perform(machine.timerFired(now: .now()))
     }
 
     private func cancelTimer() {
         if let timer { loop.cancelTimer(timer) }
         timer = nil
+        timerAt = .distantFuture
+    }
+}
+
+extension RequestHead {
+    /// Whether the head asks for `100 Continue` before the body (RFC 9110 §10.1.1), by the
+    /// serializer's flag or as a field the caller set (URLRequest headers). Compared
+    /// byte by byte, without allocating: it runs for every request with a body.
+    var expectsContinue: Bool {
+        expectContinue || fields.contains { field in
+            guard Self.equalsIgnoringASCIICase(field.name.utf8[...], "expect") else { return false }
+            var value = field.value.utf8[...]
+            while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+            while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+            return Self.equalsIgnoringASCIICase(value, "100-continue")
+        }
+    }
+
+    private static func equalsIgnoringASCIICase(_ text: Substring.UTF8View, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard text.count == expected.count else { return false }
+        return zip(text, expected).allSatisfy { byte, wanted in
+            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == wanted
+        }
     }
 }

@@ -1,0 +1,485 @@
+// HTTP1ConnectionStateMachine: what one HTTP/1.1 connection does next, with no I/O (STYLE.md §3).
+//
+// The driver (`HTTP1Connection`) reads and writes bytes, pumps TLS and owns the timer; every
+// decision is made here: when the body may be written, what a parser event means, whether the
+// connection can carry another request, whether a failure may be retried silently, and which
+// deadline the one timer must be armed at.
+//
+// Reading and writing are modelled separately, as hyper does (`conn.rs`: `Reading`, `Writing`,
+// `try_keep_alive`), so an early response during an upload, `Expect: 100-continue` and a server
+// that stops reading mid-upload are states rather than flags:
+//
+//   Writing:  sending ──all bytes written──▶ done
+//             sendingHead (Expect: 100-continue) ──head written──▶ awaitingContinue
+//                awaitingContinue ──100 Continue, or the continue delay──▶ sending
+//                awaitingContinue ──final response head──▶ abandoned (the body is never sent)
+//             sending ──write failed (EPIPE, reset) or early final response──▶ abandoned
+//   Reading:  awaitingHead ──interim 1xx──▶ awaitingHead
+//             awaitingHead ──final head──▶ body ──end──▶ done(keepAlive)
+//
+// Connection states and exits:
+//   handshaking ──handshakeCompleted──▶ idle (the driver starts the first request at once)
+//               ──handshakeFailed, timer, end of stream, cancel──▶ closed
+//   idle ──requestStarted──▶ active
+//        ──bytes or end of stream while idle, idle timer──▶ closed
+//   active ──reading done and writing done──▶ idle (keep-alive) or closed
+//          ──reading done, writing abandoned or still sending──▶ closed (the response is delivered)
+//          ──malformed response, reset, timer, cancel, end of stream before the end──▶ closed
+//   closed: terminal; late events (a timer that raced the close, a write completion) are ignored.
+//
+// Keep-alive is decided in one place, `finishResponse`, over both halves: the parser said the
+// connection may carry another response, the whole request went out, and nothing but the
+// response arrived (`leftoverBytes`, checked by the driver, including TLS plaintext).
+//
+// Silent retry (Go's `shouldRetryRequest`): only a reused connection, only before any byte of the
+// response, only the first attempt, and only if the request is idempotent or nothing of it was
+// written. The verdict travels with the failure; the pool does the retry.
+//
+// Deadlines (URLSession's model): the idle timeout (`timeoutIntervalForRequest`) restarts on
+// every byte read and every write the socket took; the resource deadline
+// (`timeoutIntervalForResource`) never moves; the handshake also honours the connect timeout.
+// `timerDeadline` is the earliest of those that apply (and of the 100-continue delay); the driver
+// keeps its one timer there.
+
+import Wire
+import EventLoop
+
+struct HTTP1ConnectionStateMachine {
+    /// What the machine needs to know of a request when it starts.
+    struct RequestInfo: Equatable {
+        /// Bytes of the serialized head.
+        var headLength: Int
+        /// Bytes of the body (0 when there is none).
+        var bodyLength: Int
+        /// RFC 9110 §9.2.2: may be retried silently.
+        var isIdempotent: Bool
+        /// The connection served an earlier request.
+        var isReused: Bool
+        /// Silent retries already done for this request.
+        var attempt: Int
+        /// The head says `Expect: 100-continue` and there is a body to hold back.
+        var expectsContinue: Bool
+        /// Longest silence; `nil`: none.
+        var idleTimeout: Duration?
+        /// The request's resource deadline.
+        var deadline: Deadline
+    }
+
+    /// The effect the driver must carry out.
+    enum Action: Equatable {
+        /// Nothing to do.
+        case none
+        /// Write request bytes up to `writableLimit` (more may be allowed than before).
+        case write
+        /// Forward the final response head.
+        case forwardHead
+        /// Forward body bytes at `range` of the parser's input.
+        case forwardBody(Range<Int>)
+        /// The response ended: deliver it, then put the connection back in the pool
+        /// (`keepAlive`) or close it.
+        case complete(keepAlive: Bool)
+        /// Close the connection and fail the request with `failure`; when `retry`, hand the
+        /// request back to the pool for one attempt on a fresh connection instead.
+        case fail(Failure, retry: Bool)
+        /// Close the connection (no request on it).
+        case close
+    }
+
+    /// Why a request failed, mapped to a `TransportError` by the driver.
+    enum Failure: Equatable {
+        /// A socket, TLS or body-file failure the driver saw; it is reported as is.
+        case transport(TransportError)
+        /// The server closed the connection during the TLS handshake.
+        case handshakeClosed
+        /// The response broke HTTP/1.1.
+        case malformed(WireError)
+        /// The server closed before the response was complete; the parser's error says where.
+        case closedEarly(WireError?)
+        /// A close-delimited body over TLS ended without `close_notify`.
+        case truncatedTLS
+        /// No byte for the idle timeout.
+        case idleTimeout(Duration)
+        /// The resource deadline passed.
+        case deadline
+        /// The TLS handshake did not finish in time.
+        case handshakeTimeout
+        /// An unexpected `101` or tunnel answer.
+        case unexpectedUpgrade
+        /// The request was cancelled.
+        case cancelled
+    }
+
+    /// The result of feeding bytes to the parser.
+    struct ParseStep: Equatable {
+        /// What to do.
+        var action: Action
+        /// Bytes of the input consumed.
+        var consumed: Int
+        /// The head when `action` is `.forwardHead` (offsets into the input).
+        var head: ResponseHead?
+        /// The trailers when `action` is `.complete` (offsets into the input).
+        var trailers: HeaderFields?
+    }
+
+    enum Writing: Equatable {
+        /// `Expect: 100-continue`: only the head goes out. Exits: head written → awaitingContinue;
+        /// 100 Continue → sending; a final head → abandoned.
+        case sendingHead
+        /// Bytes go out up to `writableLimit`.
+        case sending
+        /// The head is out; the body waits for `100 Continue` until `until`. Exits: 100 or the
+        /// delay → sending; a final head → abandoned.
+        case awaitingContinue(until: Deadline)
+        /// Everything was written.
+        case done
+        /// Writing stopped before the end (early final response, or the server stopped reading):
+        /// the connection cannot be reused.
+        case abandoned
+    }
+
+    enum Reading: Equatable {
+        /// No final head yet.
+        case awaitingHead
+        /// Inside the body of the final response.
+        case body
+        /// The response ended; `keepAlive` is the parser's verdict.
+        case done(keepAlive: Bool)
+    }
+
+    struct Active: Equatable {
+        var request: RequestInfo
+        var writing: Writing
+        var reading: Reading
+        var written = 0
+        /// When the idle timeout runs out (moves on progress).
+        var idleDeadline: Deadline
+    }
+
+    private enum State {
+        /// The TLS handshake before the first request. Exits: completed → idle; failure → closed.
+        case handshaking(until: Deadline)
+        /// Between requests (in the pool). Exits: requestStarted → active; anything read → closed.
+        case idle
+        /// One request under way.
+        case active(Active)
+        /// Terminal.
+        case closed
+    }
+
+    /// How long a request with `Expect: 100-continue` holds its body back when the server says
+    /// nothing (curl's default, also a common server expectation).
+    static let continueDelay: Duration = .seconds(1)
+
+    private var state: State
+    private var parser: ResponseParser
+
+    /// A machine for a new plain-TCP connection (idle), or one that first runs the TLS handshake
+    /// until `handshakeDeadline`.
+    init(handshakeDeadline: Deadline? = nil, limits: ParserLimits = .default) {
+        state = handshakeDeadline.map { .handshaking(until: $0) } ?? .idle
+        parser = ResponseParser(limits: limits)
+    }
+
+    // MARK: Queries
+
+    /// Whether the connection is closed.
+    var isClosed: Bool { if case .closed = state { true } else { false } }
+    /// Whether the connection waits for its next request.
+    var isIdle: Bool { if case .idle = state { true } else { false } }
+    /// Whether the TLS handshake is running.
+    var isHandshaking: Bool { if case .handshaking = state { true } else { false } }
+    /// Whether a request is under way.
+    var isActive: Bool { if case .active = state { true } else { false } }
+    /// Whether the final response head of the active request arrived.
+    var responseStarted: Bool {
+        guard case .active(let active) = state else { return false }
+        return active.reading != .awaitingHead
+    }
+    /// Request bytes written so far.
+    var written: Int { if case .active(let active) = state { active.written } else { 0 } }
+    /// How many request bytes may have been written by now: the head alone while a
+    /// `100 Continue` is awaited, the whole request while sending, what was written otherwise.
+    var writableLimit: Int {
+        guard case .active(let active) = state else { return 0 }
+        switch active.writing {
+        case .sending: return active.request.headLength + active.request.bodyLength
+        case .sendingHead, .awaitingContinue: return active.request.headLength
+        case .done, .abandoned: return active.written
+        }
+    }
+
+    /// When the driver's timer must fire, or `nil` for no timer (idle: the pool's idle timeout
+    /// is the driver's own).
+    var timerDeadline: Deadline? {
+        switch state {
+        case .handshaking(let until): return until == .distantFuture ? nil : until
+        case .idle, .closed: return nil
+        case .active(let active):
+            var earliest = min(active.idleDeadline, active.request.deadline)
+            if case .awaitingContinue(let until) = active.writing { earliest = min(earliest, until) }
+            return earliest == .distantFuture ? nil : earliest
+        }
+    }
+
+    // MARK: Handshake
+
+    /// The TLS handshake finished: the connection is idle and the driver starts its request.
+    mutating func handshakeCompleted() {
+        guard case .handshaking = state else {
+            if case .closed = state { return }  // a cancel closed it while the engine finished
+            preconditionFailure("handshakeCompleted in \(state)")
+        }
+        state = .idle
+    }
+
+    // MARK: Requests
+
+    /// A request with `method` starts on this idle connection; the driver writes it
+    /// (`writableLimit` bytes).
+    mutating func requestStarted(_ request: RequestInfo, method: RequestMethod, now: Deadline) -> Action {
+        guard case .idle = state else { preconditionFailure("requestStarted in \(state)") }
+        parser.expectResponse(to: method)
+        let writing: Writing = request.expectsContinue && request.bodyLength > 0 ? .sendingHead : .sending
+        state = .active(Active(request: request, writing: writing, reading: .awaitingHead,
+                               idleDeadline: Self.idleDeadline(request.idleTimeout, now: now)))
+        return .write
+    }
+
+    /// The socket (or TLS engine) took `count` more request bytes.
+    mutating func bytesWritten(_ count: Int, now: Deadline) -> Action {
+        guard case .active(var active) = state else { return .none }  // closed meanwhile: ignore
+        active.written += count
+        active.idleDeadline = Self.idleDeadline(active.request.idleTimeout, now: now)
+        let total = active.request.headLength + active.request.bodyLength
+        precondition(active.written <= total, "wrote \(active.written) of \(total) bytes")
+        switch active.writing {
+        case .sending where active.written == total:
+            active.writing = .done
+        case .sendingHead where active.written == active.request.headLength:
+            active.writing = .awaitingContinue(until: now + Self.continueDelay)
+        default:
+            break
+        }
+        state = .active(active)
+        if active.writing == .done, case .done = active.reading { return finishResponse() }
+        return .none
+    }
+
+    /// Writing failed (the server reset or stopped reading). The response may still be on its
+    /// way (a 413 before closing), so reading goes on; the request fails only if reading fails.
+    mutating func writeFailed() -> Action {
+        guard case .active(var active) = state else { return .none }
+        if case .done = active.reading { return finishResponse() }
+        active.writing = .abandoned
+        state = .active(active)
+        return .none
+    }
+
+    // MARK: Reading
+
+    /// Bytes arrived (or were decrypted): restarts the idle timeout. On an idle connection they
+    /// are a protocol error or a close notice: the connection is closed.
+    mutating func bytesReceived(now: Deadline) -> Action {
+        switch state {
+        case .active(var active):
+            active.idleDeadline = Self.idleDeadline(active.request.idleTimeout, now: now)
+            state = .active(active)
+            return .none
+        case .idle:
+            state = .closed
+            return .close
+        case .handshaking, .closed:
+            return .none
+        }
+    }
+
+    /// Feeds the unconsumed received bytes to the parser; call again with the rest while the
+    /// action is not `.none` with zero consumed.
+    mutating func parse(_ input: UnsafeRawBufferPointer, now: Deadline) -> ParseStep {
+        guard case .active(var active) = state else {
+            return ParseStep(action: .none, consumed: 0)
+        }
+        let step: Wire.ParseStep
+        do throws(WireError) {
+            step = try parser.parse(input)
+        } catch {
+            return ParseStep(action: fail(.malformed(error), retryable: false), consumed: 0)
+        }
+        switch step.event {
+        case .needMoreData:
+            return ParseStep(action: .none, consumed: step.consumed)
+        case .interim(let head):
+            guard head.status == 100, active.writing == .sendingHead || active.writing.isAwaitingContinue else {
+                return ParseStep(action: .none, consumed: step.consumed, head: nil)  // 103 and others: skipped
+            }
+            active.writing = .sending
+            state = .active(active)
+            return ParseStep(action: .write, consumed: step.consumed)
+        case .head(let head):
+            active.reading = .body
+            // A final answer to `Expect: 100-continue`: the body is never sent (RFC 9110 §10.1.1).
+            if active.writing == .sendingHead || active.writing.isAwaitingContinue { active.writing = .abandoned }
+            state = .active(active)
+            return ParseStep(action: .forwardHead, consumed: step.consumed, head: head)
+        case .body(let range):
+            return ParseStep(action: .forwardBody(range), consumed: step.consumed)
+        case .end(let end):
+            active.reading = .done(keepAlive: end.keepAlive)
+            state = .active(active)
+            _ = now
+            return ParseStep(action: finishResponse(), consumed: step.consumed, trailers: end.trailers)
+        case .upgraded:
+            return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
+        }
+    }
+
+    /// The server closed its side: `clean` is `nil` over TCP, and over TLS whether the close came
+    /// with `close_notify`.
+    mutating func endOfStream(cleanTLSClose clean: Bool?) -> Action {
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        case .handshaking:
+            return fail(.handshakeClosed, retryable: false)
+        case .closed:
+            return .none
+        case .active(var active):
+            let event: ResponseEvent?
+            do throws(WireError) {
+                event = try parser.finish()
+            } catch {
+                let early = error.rule == .closedBeforeResponse || error.rule == .truncatedBody || error.rule == .truncatedHead
+                return fail(early ? .closedEarly(error) : .malformed(error), retryable: true)
+            }
+            guard case .end = event else { return fail(.closedEarly(nil), retryable: true) }
+            // A close-delimited body over TLS must end with close_notify, or it may be truncated.
+            if clean == false { return fail(.truncatedTLS, retryable: false) }
+            active.reading = .done(keepAlive: false)
+            state = .active(active)
+            return finishResponse()
+        }
+    }
+
+    /// A read, write or TLS failure that ends the connection; `retryable` when a fresh
+    /// connection could succeed (a reset), not when the request itself is at fault (its body
+    /// file became unreadable) or the peer's TLS is broken.
+    mutating func connectionFailed(_ error: TransportError, retryable: Bool = true) -> Action {
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        case .closed: return .none
+        case .handshaking, .active: return fail(.transport(error), retryable: retryable)
+        }
+    }
+
+    // MARK: Timer and cancel
+
+    /// The driver's timer fired at `now`.
+    mutating func timerFired(now: Deadline) -> Action {
+        switch state {
+        case .handshaking(let until):
+            guard now >= until else { return .none }
+            return fail(.handshakeTimeout, retryable: false)
+        case .idle, .closed:
+            return .none
+        case .active(var active):
+            if now >= active.request.deadline { return fail(.deadline, retryable: false) }
+            if now >= active.idleDeadline, let idle = active.request.idleTimeout {
+                return fail(.idleTimeout(idle), retryable: false)
+            }
+            if case .awaitingContinue(let until) = active.writing, now >= until {
+                // No 100 Continue in time: send the body anyway (RFC 9110 §10.1.1).
+                active.writing = .sending
+                state = .active(active)
+                return .write
+            }
+            return .none  // fired early (rescheduled meanwhile): the driver re-arms
+        }
+    }
+
+    /// The request was cancelled.
+    mutating func cancelled() -> Action {
+        switch state {
+        case .closed: return .none
+        case .idle:
+            state = .closed
+            return .close
+        case .handshaking, .active: return fail(.cancelled, retryable: false)
+        }
+    }
+
+    /// The driver closes the connection for a reason of its own (the pool retires it, session
+    /// teardown). Idempotent.
+    mutating func closed() {
+        state = .closed
+    }
+
+    // MARK: Private
+
+    /// Decides keep-alive over both halves once the response ended.
+    private mutating func finishResponse() -> Action {
+        guard case .active(let active) = state, case .done(let parserKeepAlive) = active.reading else {
+            preconditionFailure("finishResponse in \(state)")
+        }
+        switch active.writing {
+        case .done:
+            if parserKeepAlive && parser.isIdle {
+                state = .idle
+                return .complete(keepAlive: true)
+            }
+        case .sending, .sendingHead, .awaitingContinue, .abandoned:
+            // An early final response (RFC 9112 §9.3: the server may answer before the body is
+            // complete, typically 413 or 401): the response is delivered, and the connection,
+            // whose request framing was not honoured, cannot carry another request.
+            break
+        }
+        state = .closed
+        return .complete(keepAlive: false)
+    }
+
+    /// Closes and fails the request (or the handshake), with Go's retry verdict when `retryable`.
+    private mutating func fail(_ failure: Failure, retryable: Bool) -> Action {
+        var retry = false
+        if retryable, case .active(let active) = state {
+            retry = active.request.isReused && active.reading == .awaitingHead && active.request.attempt == 0
+                && (active.request.isIdempotent || active.written == 0)
+        }
+        state = .closed
+        return .fail(failure, retry: retry)
+    }
+
+    private static func idleDeadline(_ timeout: Duration?, now: Deadline) -> Deadline {
+        timeout.map { now + $0 } ?? .distantFuture
+    }
+}
+
+extension HTTP1ConnectionStateMachine.Failure {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.transport(let a), .transport(let b)): a.kind == b.kind && a.detail == b.detail
+        case (.handshakeClosed, .handshakeClosed), (.truncatedTLS, .truncatedTLS), (.deadline, .deadline),
+             (.handshakeTimeout, .handshakeTimeout), (.unexpectedUpgrade, .unexpectedUpgrade), (.cancelled, .cancelled):
+            true
+        case (.malformed(let a), .malformed(let b)): a == b
+        case (.closedEarly(let a), .closedEarly(let b)): a == b
+        case (.idleTimeout(let a), .idleTimeout(let b)): a == b
+        default: false
+        }
+    }
+}
+
+extension HTTP1ConnectionStateMachine.Writing {
+    var isAwaitingContinue: Bool { if case .awaitingContinue = self { true } else { false } }
+}
+
+extension HTTP1ConnectionStateMachine.Action {
+    /// Whether the action ends the request on this connection.
+    var endsRequest: Bool {
+        switch self {
+        case .complete, .fail: true
+        case .none, .write, .forwardHead, .forwardBody, .close: false
+        }
+    }
+}

@@ -1,0 +1,254 @@
+// HTTP1ConnectionStateMachine: events in, actions out, no sockets (STYLE.md §3). Each scenario is
+// a script of events and the outcomes the driver must see, in order.
+import Testing
+import Wire
+import EventLoop
+@testable import Client
+
+@Suite("HTTP/1.1 connection state machine")
+struct HTTP1ConnectionStateMachineTests {
+    typealias Machine = HTTP1ConnectionStateMachine
+
+    /// What the driver is told, in a form a table can spell.
+    enum Outcome: Equatable, CustomStringConvertible {
+        case write
+        case head(Int)
+        case body(String)
+        case complete(keepAlive: Bool)
+        case fail(Machine.Failure, retry: Bool)
+        case close
+
+        /// A failure without the wording and offsets of its error: tables name the rule only.
+        static func name(_ failure: Machine.Failure) -> String {
+            switch failure {
+            case .malformed(let error): "malformed(\(error.rule))"
+            case .closedEarly(let error): "closedEarly(\(error.map { "\($0.rule)" } ?? "-"))"
+            case .transport(let error): "transport(\(error.kind))"
+            default: "\(failure)"
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .write: "write"
+            case .head(let status): "head \(status)"
+            case .body(let text): "body \(text.debugDescription)"
+            case .complete(let keepAlive): "complete(keepAlive: \(keepAlive))"
+            case .fail(let failure, let retry): "fail(\(Self.name(failure)), retry: \(retry))"
+            case .close: "close"
+            }
+        }
+    }
+
+    /// An input to the machine; times are seconds after the start.
+    enum Event {
+        case start(Machine.RequestInfo, RequestMethod = .get)
+        case written(Int)
+        case writeFailed
+        case received(String)
+        case endOfStream(clean: Bool?)
+        case timer(at: Double)
+        case cancel
+        case failed
+    }
+
+    static let t0 = Deadline(uptimeNanoseconds: 1_000_000_000_000)
+    static func at(_ seconds: Double) -> Deadline { t0 + .milliseconds(Int64(seconds * 1000)) }
+
+    static func request(
+        head: Int = 40, body: Int = 0, idempotent: Bool = true, reused: Bool = false, attempt: Int = 0,
+        expectsContinue: Bool = false, idle: Duration? = .seconds(10), deadline: Deadline = .distantFuture
+    ) -> Machine.RequestInfo {
+        Machine.RequestInfo(headLength: head, bodyLength: body, isIdempotent: idempotent, isReused: reused,
+                            attempt: attempt, expectsContinue: expectsContinue, idleTimeout: idle, deadline: deadline)
+    }
+
+    /// Runs `events` on `machine` and returns every outcome that is not `.none`.
+    static func run(_ events: [Event], on machine: inout Machine) -> [Outcome] {
+        var outcomes: [Outcome] = []
+        var input: [UInt8] = []  // received and not yet consumed, across events
+        func record(_ action: Machine.Action, input: [UInt8] = []) {
+            switch action {
+            case .none: break
+            case .write: outcomes.append(.write)
+            case .forwardHead: break  // recorded with the head's status below
+            case .forwardBody(let range): outcomes.append(.body(String(decoding: input[range], as: UTF8.self)))
+            case .complete(let keepAlive): outcomes.append(.complete(keepAlive: keepAlive))
+            case .fail(let failure, let retry): outcomes.append(.fail(failure, retry: retry))
+            case .close: outcomes.append(.close)
+            }
+        }
+        for event in events {
+            switch event {
+            case .start(let info, let method): record(machine.requestStarted(info, method: method, now: t0))
+            case .written(let count): record(machine.bytesWritten(count, now: t0))
+            case .writeFailed: record(machine.writeFailed())
+            case .received(let text):
+                record(machine.bytesReceived(now: t0))
+                input += Array(text.utf8)
+                while machine.isActive {
+                    let step = input.withUnsafeBytes { machine.parse($0, now: t0) }
+                    if step.action == .forwardHead, let head = step.head { outcomes.append(.head(head.status)) }
+                    record(step.action, input: input)
+                    input.removeFirst(step.consumed)
+                    if step.action == .none && step.consumed == 0 { break }
+                }
+            case .endOfStream(let clean): record(machine.endOfStream(cleanTLSClose: clean))
+            case .timer(let seconds): record(machine.timerFired(now: at(seconds)))
+            case .cancel: record(machine.cancelled())
+            case .failed: record(machine.connectionFailed(TransportError(.connectionLost, "reset")))
+            }
+        }
+        return outcomes
+    }
+
+    static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    static let lost = Machine.Failure.transport(TransportError(.connectionLost, "reset"))
+
+    // (scenario, events, expected outcomes, connection idle afterwards)
+    static let scenarios: [(String, [Event], [Outcome], Bool)] = [
+        ("GET, response, keep-alive",
+         [.start(request()), .written(40), .received(ok)],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+        ("response split across reads",
+         [.start(request()), .written(40), .received("HTTP/1.1 200 OK\r\nContent-"), .received("Length: 2\r\n\r\no"), .received("k")],
+         [.write, .head(200), .body("o"), .body("k"), .complete(keepAlive: true)], true),
+        ("Connection: close ends keep-alive",
+         [.start(request()), .written(40), .received("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")],
+         [.write, .head(200), .complete(keepAlive: false)], false),
+        ("close-delimited body ends at end of stream",
+         [.start(request()), .written(40), .received("HTTP/1.1 200 OK\r\n\r\nabc"), .endOfStream(clean: nil)],
+         [.write, .head(200), .body("abc"), .complete(keepAlive: false)], false),
+        ("close-delimited body over TLS without close_notify is truncated",
+         [.start(request()), .written(40), .received("HTTP/1.1 200 OK\r\n\r\nabc"), .endOfStream(clean: false)],
+         [.write, .head(200), .body("abc"), .fail(.truncatedTLS, retry: false)], false),
+        ("interim 103 skipped, final delivered",
+         [.start(request()), .written(40), .received("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok)],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+        ("HEAD response has no body",
+         [.start(request(), .head), .written(40), .received("HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n")],
+         [.write, .head(200), .complete(keepAlive: true)], true),
+        ("response before the request was fully written: early answer, connection closed",
+         [.start(request(body: 1000)), .written(100), .received("HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n")],
+         [.write, .head(413), .complete(keepAlive: false)], false),
+        ("write fails, the server's early answer is still read",
+         [.start(request(body: 1000)), .written(100), .writeFailed, .received("HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n")],
+         [.write, .head(413), .complete(keepAlive: false)], false),
+        ("write fails, then the server closes: connection lost",
+         [.start(request(body: 1000)), .written(100), .writeFailed, .endOfStream(clean: nil)],
+         [.write, .fail(.closedEarly(WireError(.closedBeforeResponse, "")), retry: false)], false),
+        ("Expect: 100-continue: head only, then the body after 100",
+         [.start(request(body: 10, expectsContinue: true)), .written(40), .received("HTTP/1.1 100 Continue\r\n\r\n"), .written(10), .received(ok)],
+         [.write, .write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+        ("Expect: 100-continue: no answer within the delay sends the body",
+         [.start(request(body: 10, expectsContinue: true)), .written(40), .timer(at: 1.0), .written(10), .received(ok)],
+         [.write, .write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+        ("Expect: 100-continue: a final answer instead, the body is never sent",
+         [.start(request(body: 10, expectsContinue: true)), .written(40), .received("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")],
+         [.write, .head(401), .complete(keepAlive: false)], false),
+        ("reused connection closed before any response: retried",
+         [.start(request(reused: true)), .written(40), .endOfStream(clean: nil)],
+         [.write, .fail(.closedEarly(WireError(.closedBeforeResponse, "")), retry: true)], false),
+        ("reused connection reset before any response: retried",
+         [.start(request(reused: true)), .written(40), .failed],
+         [.write, .fail(lost, retry: true)], false),
+        ("non-idempotent request written on a reused connection: not retried",
+         [.start(request(idempotent: false, reused: true)), .written(40), .failed],
+         [.write, .fail(lost, retry: false)], false),
+        ("non-idempotent request with nothing written: retried",
+         [.start(request(idempotent: false, reused: true)), .failed],
+         [.write, .fail(lost, retry: true)], false),
+        ("fresh connection: never retried",
+         [.start(request()), .written(40), .failed],
+         [.write, .fail(lost, retry: false)], false),
+        ("second attempt: never retried",
+         [.start(request(reused: true, attempt: 1)), .written(40), .failed],
+         [.write, .fail(lost, retry: false)], false),
+        ("after the head: never retried",
+         [.start(request(reused: true)), .written(40), .received("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"), .endOfStream(clean: nil)],
+         [.write, .head(200), .body("ab"), .fail(.closedEarly(WireError(.truncatedBody, "")), retry: false)], false),
+        ("malformed response: failed, not retried",
+         [.start(request(reused: true)), .written(40), .received("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")],
+         [.write, .fail(.malformed(WireError(.contentLengthMismatch, "")), retry: false)], false),
+        ("unexpected 101: failed",
+         [.start(request()), .written(40), .received("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n")],
+         [.write, .fail(.unexpectedUpgrade, retry: false)], false),
+        ("idle timeout while waiting",
+         [.start(request(idle: .seconds(2))), .written(40), .timer(at: 1.0), .timer(at: 2.0)],
+         [.write, .fail(.idleTimeout(.seconds(2)), retry: false)], false),
+        ("resource deadline passes though bytes keep coming",
+         [.start(request(deadline: at(3))), .written(40), .received("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n"), .timer(at: 3.0)],
+         [.write, .head(200), .body("a"), .fail(.deadline, retry: false)], false),
+        ("cancel while running",
+         [.start(request()), .written(40), .cancel, .received(ok)],
+         [.write, .fail(.cancelled, retry: false)], false),
+        ("bytes on an idle connection close it",
+         [.start(request()), .written(40), .received(ok), .received("HTTP/1.1 200 OK\r\n")],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true), .close], false),
+        ("end of stream on an idle connection closes it",
+         [.start(request()), .written(40), .received(ok), .endOfStream(clean: nil)],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true), .close], false),
+        ("two requests in a row on one connection",
+         [.start(request()), .written(40), .received(ok), .start(request(reused: true)), .written(40), .received(ok)],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true), .write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+    ]
+
+    @Test(arguments: scenarios.indices)
+    func scenario(_ index: Int) {
+        let (name, events, expected, idleAfter) = Self.scenarios[index]
+        var machine = Machine()
+        let outcomes = Self.run(events, on: &machine)
+        #expect(outcomes.map(\.description) == expected.map(\.description), "\(name)")
+        #expect(machine.isIdle == idleAfter, "\(name)")
+    }
+
+    // MARK: Timer deadlines
+
+    @Test func timerFollowsTheEarliestDeadline() {
+        var machine = Machine()
+        _ = machine.requestStarted(Self.request(idle: .seconds(5), deadline: Self.at(3)), method: .get, now: Self.t0)
+        #expect(machine.timerDeadline == Self.at(3))
+        var other = Machine()
+        _ = other.requestStarted(Self.request(idle: .seconds(2)), method: .get, now: Self.t0)
+        #expect(other.timerDeadline == Self.at(2))
+        _ = other.bytesReceived(now: Self.at(1.5))
+        #expect(other.timerDeadline == Self.at(3.5))  // progress moves the idle deadline
+        var none = Machine()
+        _ = none.requestStarted(Self.request(idle: nil), method: .get, now: Self.t0)
+        #expect(none.timerDeadline == nil)  // infinite timeouts: no timer at all
+    }
+
+    @Test func continueDelayIsPartOfTheTimer() {
+        var machine = Machine()
+        _ = machine.requestStarted(Self.request(body: 5, expectsContinue: true, idle: .seconds(30)), method: .post, now: Self.t0)
+        #expect(machine.writableLimit == 40)
+        _ = machine.bytesWritten(40, now: Self.t0)
+        #expect(machine.timerDeadline == Self.t0 + Machine.continueDelay)
+        #expect(machine.timerFired(now: Self.t0 + Machine.continueDelay) == .write)
+        #expect(machine.writableLimit == 45)
+    }
+
+    @Test func handshakeTimesOutAndCancels() {
+        var machine = Machine(handshakeDeadline: Self.at(2))
+        #expect(machine.timerDeadline == Self.at(2))
+        #expect(machine.timerFired(now: Self.at(1)) == .none)
+        #expect(machine.timerFired(now: Self.at(2)) == .fail(.handshakeTimeout, retry: false))
+        var cancelled = Machine(handshakeDeadline: Self.at(2))
+        #expect(cancelled.cancelled() == .fail(.cancelled, retry: false))
+        cancelled.handshakeCompleted()  // the engine finished as the cancel closed it: ignored
+        #expect(cancelled.isClosed)
+        var done = Machine(handshakeDeadline: Self.at(2))
+        done.handshakeCompleted()
+        #expect(done.isIdle && done.timerDeadline == nil)
+    }
+
+    @Test func lateEventsAfterCloseAreIgnored() {
+        var machine = Machine()
+        _ = machine.requestStarted(Self.request(), method: .get, now: Self.t0)
+        #expect(machine.cancelled() == .fail(.cancelled, retry: false))
+        #expect(machine.bytesWritten(10, now: Self.t0) == .none)
+        #expect(machine.timerFired(now: Self.at(100)) == .none)
+        #expect(machine.endOfStream(cleanTLSClose: nil) == .none)
+        #expect(machine.cancelled() == .none)
+    }
+}
