@@ -32,7 +32,7 @@ extension ClientIntegrationTests {
         func retryAfterWaitingGetsFreshConnection() async throws {
             let server = try ScriptedServer(scripts: .inOrder([
                 // A, then B on the reused connection: closed unanswered, so B is retried.
-                [.expectRequest, cannedResponse("a"), .expectRequest, .sleep(.milliseconds(300)), .close],
+                [.expectRequest, cannedResponse("a"), .expectRequest, .sleep(.milliseconds(600)), .close],
                 // C, served when B's connection closed; B must not come here after C.
                 [.expectRequest, cannedResponse("c"), .waitForClientClose],
                 // B's retry, on a connection of its own.
@@ -85,7 +85,9 @@ extension ClientIntegrationTests {
                 let spinUntil = ContinuousClock.now + .microseconds(round % 100)
                 while ContinuousClock.now < spinUntil {}
                 probe.exchange.cancel(pool: pool)
-                let event = await probe.outcome(within: .seconds(3))
+                // Before the fix, a cancel between the attempt starting and being recorded still
+                // ended `.cancelled`, but only when the connect timed out, 2 s later.
+                let event = await probe.outcome(within: .milliseconds(500))
                 guard case .failure(let error, _)? = event, error.kind == .cancelled else {
                     lost += 1
                     Issue.record("round \(round): \(String(describing: event))")
