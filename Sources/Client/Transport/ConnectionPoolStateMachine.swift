@@ -187,8 +187,8 @@ struct ConnectionPoolStateMachine {
             preconditionFailure("request \(request) submitted while \(phase)")
         }
         if isCancelled { return Action(request: .fail(request, .cancelled)) }
-        var host = hosts[key, default: Host()]
-        defer { hosts[key] = host }
+        var host = hosts.removeValue(forKey: key) ?? Host()
+        defer { store(host, for: key) }
         if !needsFreshConnection, let idle = host.idle.popLast() {
             connections[idle]!.state = .leased(request)
             requests[request] = .running(idle)
@@ -242,7 +242,7 @@ struct ConnectionPoolStateMachine {
         }
         requests[finished] = nil
         let key = connection.key
-        var host = hosts[key]!
+        var host = hosts.removeValue(forKey: key)!
         defer { store(host, for: key) }
         guard let (waiter, timer) = dequeue(from: &host) else {
             connections[id]!.state = .idle
@@ -291,7 +291,7 @@ struct ConnectionPoolStateMachine {
             // Fail now rather than after the connect (issue 9, finding 3).
             requests[request] = nil
             let key = connections[id]!.key
-            var host = hosts[key]!
+            var host = hosts.removeValue(forKey: key)!
             defer { store(host, for: key) }
             if let (waiter, timer) = dequeue(from: &host) {
                 // A connection being opened is fresh, so any waiter may take it over.
@@ -313,7 +313,7 @@ struct ConnectionPoolStateMachine {
     mutating func shutdown() -> Action {
         var closing: [ConnectionID] = []
         for key in Array(hosts.keys) {
-            var host = hosts[key]!
+            var host = hosts.removeValue(forKey: key)!
             for id in host.idle { connections[id] = nil }
             closing += host.idle
             host.open -= host.idle.count
@@ -336,7 +336,7 @@ struct ConnectionPoolStateMachine {
 
     /// A slot for `key` is free: open a connection for the head waiter, if any.
     private mutating func slotFreed(key: ConnectionKey) -> Action {
-        var host = hosts[key]!
+        var host = hosts.removeValue(forKey: key)!
         defer { store(host, for: key) }
         host.open -= 1
         guard let (waiter, timer) = dequeue(from: &host) else { return Action() }
@@ -344,7 +344,10 @@ struct ConnectionPoolStateMachine {
         return Action(connection: openConnection(for: waiter.request, key: key, retiring: nil), timer: timer)
     }
 
-    /// Writes `host` back, dropping it when nothing is left in it.
+    /// Writes `host` back, dropping it when nothing is left in it. Events take a host out of
+    /// `hosts` (`removeValue`) rather than copy it: a copy would share the idle array and the
+    /// deque's storage with the dictionary, and the first mutation would copy them (an
+    /// allocation per request).
     private mutating func store(_ host: Host, for key: ConnectionKey) {
         hosts[key] = host.open == 0 && host.queued == 0 ? nil : host
     }
@@ -360,7 +363,7 @@ struct ConnectionPoolStateMachine {
         var expired: [RequestID] = []
         var earliest: Deadline?
         for key in Array(hosts.keys) {
-            var host = hosts[key]!
+            var host = hosts.removeValue(forKey: key)!
             var removed = 0
             // O(queue length), once per timer firing; the sweep also drops cancelled entries.
             host.waiters.filter { waiter in
