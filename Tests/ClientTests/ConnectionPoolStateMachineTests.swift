@@ -2,6 +2,7 @@
 // connections are IDs; each test names the scenario it walks through.
 import Testing
 import EventLoop
+import Wire
 @testable import Client
 
 @Suite struct ConnectionPoolStateMachineTests {
@@ -223,6 +224,46 @@ import EventLoop
         #expect(machine.shutdown() == Action())
         // The busy one is still released normally.
         #expect(machine.connectionReleased(1) == Action())
+    }
+
+    @Test func aLongQueueDrainsInArrivalOrder() {
+        var machine = Self.saturated(limit: 1)
+        // IDs from 1000: request 100 is running on connection 0.
+        for request in 1000..<11_000 { _ = machine.requestSubmitted(request, key: Self.key, needsFreshConnection: false) }
+        for request in stride(from: 1001, to: 11_000, by: 2) { _ = machine.requestCancelled(request) }
+        for request in stride(from: 1000, to: 11_000, by: 2) {
+            #expect(machine.connectionReleased(0) == Action(request: .start(request, on: 0, reused: true)))
+        }
+        #expect(machine.connectionReleased(0) == Action())
+    }
+
+    // MARK: The connector's limit
+
+    /// (connect timeout, idle timeout, seconds left to the deadline or nil, expected limit).
+    static let limits: [(Duration?, Duration?, Int?, Duration)] = [
+        // nothing set: no limit (a long one, Connector wants a positive timeout)
+        (nil, nil, nil, ConnectionPool.unlimitedConnectTime),
+        // each alone
+        (.seconds(3), nil, nil, .seconds(3)),
+        (nil, .seconds(7), nil, .seconds(7)),
+        (nil, nil, 5, .seconds(5)),
+        // the earliest wins
+        (.seconds(3), .seconds(7), 5, .seconds(3)),
+        (.seconds(9), .seconds(7), nil, .seconds(7)),
+        (.seconds(9), .seconds(7), 2, .seconds(2)),
+        // a deadline already passed: the smallest positive limit, so the connect times out at once
+        (.seconds(3), nil, -1, .nanoseconds(1)),
+    ]
+
+    @Test(arguments: 0..<limits.count)
+    func connectLimitIsTheEarliestOfTheLimits(row: Int) {
+        let (connect, idle, left, expected) = Self.limits[row]
+        let request = TransportRequest(
+            key: Self.key, head: RequestHead(method: RequestMethod("GET"), target: "/", authority: "example.com"),
+            body: nil, isIdempotent: true, idleTimeout: idle, connectTimeout: connect,
+            deadline: left.map { Self.t0 + .seconds($0) } ?? .distantFuture
+        )
+        #expect(ConnectionPool.connectLimit(for: request, now: Self.t0) == expected)
     }
 
     // MARK: The deque

@@ -34,6 +34,7 @@ final class ConnectionPool: Sendable {
         var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
     }
 
+    /// The decisions; see its file comment for states and transitions.
     typealias Machine = ConnectionPoolStateMachine
 
     /// The machine and the objects its IDs stand for.
@@ -72,12 +73,18 @@ final class ConnectionPool: Sendable {
         var timer: TimerEffect = .none
     }
 
+    /// The loops new connections are spread over.
     let group: EventLoopGroup
+    /// Limits, TLS and resolution.
     let configuration: Configuration
     /// The loop that runs the queue's deadline timer.
     let timerLoop: EventLoop
+    /// The machine and its objects; see the file comment.
     let state: Mutex<State>
 
+    /// - Parameters:
+    ///   - group: The loops connections live on.
+    ///   - configuration: Limits, TLS and resolution.
     init(group: EventLoopGroup, configuration: Configuration) {
         self.group = group
         self.configuration = configuration

@@ -2,8 +2,9 @@
 //
 // Phases (guarded by a mutex, because cancel() may come from any thread):
 //
-//   created ──▶ queued (waiting for a connection slot) ──▶ connecting ──▶ running ──▶ completed
-//      └──────────────────────────────▶ connecting / running ──────────────────────▶ completed
+//   created ──▶ running (a connection entered it) ──▶ completed
+//      └──────────────────────────────────────────────▶ completed (the pool failed it)
+// Queued and connecting are phases of the pool's state machine, per request ID.
 //   any ──cancel()──▶ cancelled: the flag is set, then the pool is told; the pool's state machine
 //                     knows where the request is (queued, connecting on N, running on N) and ends
 //                     it there. A cancel before the pool has the request is seen by `execute`,
@@ -19,12 +20,19 @@ import Synchronization
 import EventLoop
 
 final class Exchange: @unchecked Sendable {
-    /// Where the exchange is, for cancellation.
+    /// Where the exchange is. Cancellation no longer reads it: the pool's state machine tracks
+    /// queued, connecting and running per request ID (`ConnectionPool.cancel`). What matters
+    /// here is `completed` (deliver nothing after the end) and `enter`'s answer (cancelled?).
     enum Phase {
+        /// Made, not yet on a connection.
         case created
+        /// Waiting for a connection slot (not entered by the pool any more; kept for callers).
         case queued
+        /// A connection is being opened for it (likewise).
         case connecting(ConnectAttempt?)
+        /// On a connection, which entered it.
         case running(LoopBound<HTTP1Connection>)
+        /// The terminal event was delivered.
         case completed
     }
 
