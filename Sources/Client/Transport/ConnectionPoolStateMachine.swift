@@ -1,7 +1,8 @@
 // ConnectionPoolStateMachine: which request goes to which connection, and when, with no I/O
 // (STYLE.md §3). `ConnectionPool` is its driver: it feeds events under its lock and performs the
 // actions after releasing it. Connections and requests are plain integer IDs here; the driver
-// keeps the objects.
+// keeps the objects. (One file of ~450 lines: the queue helpers at the end need the private
+// storage, which a `+Waiters.swift` split would have to open to the whole module.)
 //
 // Per key (scheme, host, port) a connection is in one of three states; `open` counts all three,
 // and is at most `maxConnectionsPerHost`:
@@ -56,6 +57,7 @@ struct ConnectionPoolStateMachine {
 
     /// What happens to requests.
     enum RequestAction: Equatable {
+        /// No request changes hands.
         case none
         /// Run the request on the connection; `reused` when the connection served one before
         /// (otherwise it was just established: a TLS connection starts with its handshake).
@@ -70,6 +72,7 @@ struct ConnectionPoolStateMachine {
 
     /// What happens to connections.
     enum ConnectionAction: Equatable {
+        /// No connection is opened or closed.
         case none
         /// Open connection `id` for the request; first close `retiring`, an idle (or just
         /// released) connection whose slot the new one takes.
@@ -84,6 +87,7 @@ struct ConnectionPoolStateMachine {
 
     /// The deadline timer: armed only while a request with a deadline is queued.
     enum TimerAction: Equatable {
+        /// Leave the timer as it is.
         case none
         /// (Re)arm the single timer for this deadline; call `deadlinePassed` when it fires.
         case arm(Deadline)
@@ -93,38 +97,60 @@ struct ConnectionPoolStateMachine {
 
     /// The effects of one event; the driver performs all three.
     struct Action: Equatable {
+        /// What happens to requests.
         var request: RequestAction = .none
+        /// What happens to connections.
         var connection: ConnectionAction = .none
+        /// What happens to the deadline timer.
         var timer: TimerAction = .none
     }
 
     /// A connection's state; see the file comment for the exits.
     enum ConnectionState: Equatable {
+        /// Being opened for the request. Exits: `leased` (established), gone (connect failed, or
+        /// its request cancelled with no waiter), `connecting` another request (cancelled, with
+        /// a waiter to take it over).
         case connecting(RequestID)
+        /// Kept alive, unused. Exits: `leased` (a request submitted), gone (closed, retired for a
+        /// fresh connection, shutdown).
         case idle
+        /// Running the request (or its TLS handshake). Exits: `leased` by the head waiter or
+        /// `idle` (released), gone (closed, or retired on release for a waiter needing a fresh
+        /// connection).
         case leased(RequestID)
     }
 
     /// A request's phase while the machine knows it; absent means not yet submitted, or done.
     enum RequestPhase: Equatable {
+        /// Waiting for a slot or a connection. Exits: `running` (a released connection),
+        /// `connecting` (a freed slot or a taken-over connection), done (cancelled, deadline).
         case queued(ConnectionKey)
+        /// Its connection is being opened. Exits: `running` (established), done (connect
+        /// failed, cancelled).
         case connecting(ConnectionID)
+        /// On the connection, which now owns its outcome. Exit: done (the connection released or
+        /// closed); a cancel only asks the connection.
         case running(ConnectionID)
     }
 
     private struct Connection {
+        /// Where it goes.
         let key: ConnectionKey
+        /// See ``ConnectionState``.
         var state: ConnectionState
     }
 
     /// A queued request and what it needs.
     private struct Waiter {
+        /// The waiting request.
         let request: RequestID
         /// A silent retry must not be sent on a connection that served another request.
         let needsFreshConnection: Bool
+        /// When it fails `.timedOut` if still here.
         let deadline: Deadline
     }
 
+    /// One key's connections and queue.
     private struct Host {
         /// Connecting, idle and leased connections.
         var open = 0
@@ -139,9 +165,13 @@ struct ConnectionPoolStateMachine {
 
     /// Connections per key, busy or idle, at least 1.
     let maxConnectionsPerHost: Int
+    /// Keys with open connections or waiters (empty ones are dropped).
     private var hosts: [ConnectionKey: Host] = [:]
+    /// Connections that exist or are being opened.
     private var connections: [ConnectionID: Connection] = [:]
+    /// Requests the machine knows, by phase; done ones are removed.
     private var requests: [RequestID: RequestPhase] = [:]
+    /// The ID the next `create` uses.
     private var nextConnectionID: ConnectionID = 0
     /// Queued requests across keys (for the timer).
     private var queuedTotal = 0
