@@ -125,6 +125,36 @@ extension ClientIntegrationTests {
             }
         }
 
+        @Test("many requests over two connections, a third cancelled at random moments: each ends once, in order")
+        func concurrentRequestsWithCancels() async throws {
+            let steps = (0..<60).flatMap { _ in [ScriptedServer.Step.expectRequest, cannedResponse()] }
+            let server = try ScriptedServer(script: steps, forEveryConnection: true)
+            defer { server.stop() }
+            let session = Self.session(limit: 2)
+            let url = "http://127.0.0.1:\(server.port)/"
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let request = session.request(url, requestModifier: { $0.timeoutInterval = 5 })
+                        let task = request.serializingData()
+                        if index % 3 == 0 {
+                            try? await Task.sleep(for: .microseconds(Int64(index * 97 % 3000)))
+                            request.cancel()
+                        }
+                        let response = await task.response
+                        if response.value == Data("ok".utf8) { return "ok" }
+                        if response.error?.isExplicitlyCancelledError == true { return "cancelled" }
+                        return "\(response.result)"
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            let unexpected = outcomes.filter { $0 != "ok" && $0 != "cancelled" }
+            #expect(unexpected.isEmpty, "\(unexpected)")
+            #expect(outcomes.count(where: { $0 == "ok" }) >= 40, "only the cancelled third may fail")
+            #expect(session.pool.openConnections(for: ConnectionKey(isTLS: false, host: "127.0.0.1", port: server.port)) <= 2)
+        }
+
         /// A GET of `/` on 127.0.0.1:`port`.
         static func request(port: Int, timeout: Duration? = .seconds(5), deadline: Deadline = .distantFuture) -> TransportRequest {
             TransportRequest(
