@@ -42,8 +42,12 @@ extension ConnectionPool {
         let loop = group.next()
         let key = exchange.request.key
         loop.execute { [self] in
-            // Abandoned (its request cancelled, no waiter to take it) since the decision.
-            guard state.withLock({ $0.machine.isConnecting(id) }) else { return }
+            // Abandoned (its request cancelled, no waiter to take it) since the decision, or
+            // handed to a waiter: then the waiter's limits and timings apply.
+            let current = state.withLock { state in
+                state.machine.requestConnecting(on: id).flatMap { state.pending[$0] }
+            }
+            guard let exchange = current else { return }
             exchange.timings.connectStart = Date()
             let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
             let connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)

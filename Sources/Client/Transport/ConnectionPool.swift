@@ -95,6 +95,10 @@ final class ConnectionPool: Sendable {
     // MARK: Entry points
 
     /// Runs `exchange` on an idle connection, a new one, or when a slot frees up.
+    ///
+    /// A connection handing back the exchange it was running (a silent retry, or a start on a
+    /// connection that closed meanwhile) must have closed first (`connectionClosed`): the machine
+    /// traps on a request submitted while it still runs on a connection.
     func execute(_ exchange: Exchange) {
         let effects = state.withLock { state in
             state.pending[exchange.id] = exchange
@@ -110,7 +114,8 @@ final class ConnectionPool: Sendable {
         perform(effects)
     }
 
-    /// A connection finished an exchange and can be reused.
+    /// A connection finished an exchange and can be reused. Only for a connection the pool
+    /// started an exchange on (the machine traps on an idle or unknown one).
     func release(_ connection: HTTP1Connection) {
         let bound = LoopBound(connection, loop: connection.loop)
         let effects = state.withLock { state in
@@ -119,7 +124,8 @@ final class ConnectionPool: Sendable {
         perform(effects)
     }
 
-    /// A connection closed: frees its slot (unless it was retired) and serves a waiter.
+    /// A connection closed: frees its slot (unless it was retired) and serves a waiter. Any
+    /// state, more than once is harmless.
     func connectionClosed(_ connection: HTTP1Connection) {
         let effects = state.withLock { state in
             state.connections[connection.id] = nil
@@ -186,7 +192,7 @@ final class ConnectionPool: Sendable {
                 // queued behind the start and finds the exchange on the connection.
                 let connection = connection.value
                 exchange.timings.connectEnd = Date()
-                if connection.tls != nil {
+                if connection.key.isTLS {  // `established` made its TLS client for an https key
                     connection.startHandshake(exchange)
                 } else {
                     connection.start(exchange, reused: false)

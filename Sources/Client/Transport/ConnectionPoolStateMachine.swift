@@ -190,9 +190,12 @@ struct ConnectionPoolStateMachine {
 
     /// Whether connection `id` is still being opened for a request (the driver checks this
     /// before starting, and after recording, a connect attempt).
-    func isConnecting(_ id: ConnectionID) -> Bool {
-        if case .connecting? = connections[id]?.state { return true }
-        return false
+    func isConnecting(_ id: ConnectionID) -> Bool { requestConnecting(on: id) != nil }
+
+    /// The request connection `id` is being opened for, if it still is.
+    func requestConnecting(on id: ConnectionID) -> RequestID? {
+        if case .connecting(let request)? = connections[id]?.state { return request }
+        return nil
     }
 
     /// The request's phase, or nil when unknown or done.
