@@ -1,11 +1,16 @@
-// Keep-alive connections per (scheme, host, port), with a per-host limit and a FIFO of waiting
-// exchanges. Decide inside the lock, act outside it (async-http-client's
-// modifyStateAndRunActions): the lock guards counts and lists only; connecting, starting and
-// closing happen afterwards, on the connection's loop.
+// ConnectionPool: the driver of `ConnectionPoolStateMachine`. Keep-alive connections per
+// (scheme, host, port), a per-host limit, a FIFO of waiting exchanges, a deadline for those
+// waiting.
 //
-// Per host: `open` counts connections that exist or are being made (idle + busy + connecting);
-// `idle` holds the reusable ones, most recently used last (LIFO keeps few connections warm);
-// `waiters` holds exchanges that found the host at its limit.
+// Decide inside the lock, act outside it (async-http-client's modifyStateAndRunActions): every
+// entry point feeds one event to the machine under `state`'s lock and, still under it, turns the
+// machine's IDs into objects (`Effects`): exchanges not yet on a connection live in `pending`,
+// established connections in `connections`, connect attempts in `attempts`. The effects are then
+// performed after the lock is released: nothing here calls into an `Exchange` (beyond reading
+// its cancelled flag, a leaf lock) or a connection while holding it.
+//
+// Opening connections is in ConnectionPool+Connecting.swift, the deadline timer in
+// ConnectionPool+Timer.swift.
 
 import FoundationEssentials
 import Synchronization
@@ -29,220 +34,244 @@ final class ConnectionPool: Sendable {
         var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
     }
 
-    /// An idle connection and its ID (readable off the loop, unlike the connection itself).
-    private struct Idle {
-        var id: Int
-        var connection: LoopBound<HTTP1Connection>
+    /// The decisions; see its file comment for states and transitions.
+    typealias Machine = ConnectionPoolStateMachine
+
+    /// The machine and the objects its IDs stand for.
+    struct State {
+        var machine: Machine
+        /// Exchanges submitted and not yet handed to a connection (queued or connecting).
+        var pending: [Machine.RequestID: Exchange] = [:]
+        /// Established connections (leased or idle).
+        var connections: [Machine.ConnectionID: LoopBound<HTTP1Connection>] = [:]
+        /// Connect attempts in flight, recorded once `Connector.connect` has returned.
+        var attempts: [Machine.ConnectionID: ConnectAttempt] = [:]
+        /// Bumped on every arm or cancel, so a stale firing or a late registration is ignored.
+        var timerGeneration = 0
+        /// The armed deadline timer, once its loop has scheduled it.
+        var timerID: TimerID?
     }
 
-    private struct HostState {
-        var idle: [Idle] = []
-        var open = 0
-        var waiters: [Exchange] = []
+    /// What to do once the lock is released: the machine's action with objects for IDs.
+    struct Effects {
+        /// Run an exchange on a connection (reused: on its loop's next turn; fresh: at once,
+        /// the caller being on the new connection's loop).
+        var start: (exchange: Exchange, connection: LoopBound<HTTP1Connection>, reused: Bool)?
+        /// Open connection `id`, for `exchange`.
+        var connect: (id: Machine.ConnectionID, exchange: Exchange)?
+        /// Close idle connections whose slots were given to new ones (retired) or given up.
+        var retire: [LoopBound<HTTP1Connection>] = []
+        /// Close connections.
+        var close: [LoopBound<HTTP1Connection>] = []
+        /// End exchanges with these errors.
+        var fail: [(Exchange, TransportError)] = []
+        /// Abort a connect attempt.
+        var cancelAttempt: ConnectAttempt?
+        /// Cancel an exchange running (or handshaking) on a connection.
+        var cancelRunning: (exchange: Exchange, connection: LoopBound<HTTP1Connection>)?
+        /// Arm or cancel the deadline timer.
+        var timer: TimerEffect = .none
     }
 
-    private struct State {
-        var hosts: [ConnectionKey: HostState] = [:]
-        var nextConnectionID = 0
-    }
-
-    private enum Decision {
-        case reuse(LoopBound<HTTP1Connection>)
-        case connect(id: Int)
-        case replace(LoopBound<HTTP1Connection>, id: Int)
-        case wait
-        case cancelled
-    }
-
+    /// The loops new connections are spread over.
     let group: EventLoopGroup
+    /// Limits, TLS and resolution.
     let configuration: Configuration
-    private let state = Mutex(State())
+    /// The loop that runs the queue's deadline timer.
+    let timerLoop: EventLoop
+    /// The machine and its objects; see the file comment.
+    let state: Mutex<State>
 
+    /// - Parameters:
+    ///   - group: The loops connections live on.
+    ///   - configuration: Limits, TLS and resolution.
     init(group: EventLoopGroup, configuration: Configuration) {
         self.group = group
         self.configuration = configuration
+        self.timerLoop = group.next()
+        self.state = Mutex(State(machine: Machine(maxConnectionsPerHost: configuration.maxConnectionsPerHost)))
     }
+
+    // MARK: Entry points
 
     /// Runs `exchange` on an idle connection, a new one, or when a slot frees up.
+    ///
+    /// A connection handing back the exchange it was running (a silent retry, or a start on a
+    /// connection that closed meanwhile) must have closed first (`connectionClosed`): the machine
+    /// traps on a request submitted while it still runs on a connection.
     func execute(_ exchange: Exchange) {
-        let key = exchange.request.key
-        let maximum = max(1, configuration.maxConnectionsPerHost)
-        let decision = state.withLock { state -> Decision in
-            if exchange.isCancelled { return .cancelled }
-            var host = state.hosts[key, default: HostState()]
-            defer { state.hosts[key] = host }
-            if let idle = host.idle.popLast() {
-                if !exchange.requiresFreshConnection { return .reuse(idle.connection) }
-                state.nextConnectionID += 1
-                return .replace(idle.connection, id: state.nextConnectionID)
-            }
-            if host.open < maximum {
-                host.open += 1
-                state.nextConnectionID += 1
-                return .connect(id: state.nextConnectionID)
-            }
-            _ = exchange.enter(.queued)
-            host.waiters.append(exchange)
-            return .wait
+        let effects = state.withLock { state in
+            state.pending[exchange.id] = exchange
+            // The flag is read under our lock: `Exchange.cancel` sets it before it calls
+            // `cancel(_:)`, so either the machine sees the flag here or the cancel sees the
+            // request in the machine.
+            let action = state.machine.requestSubmitted(
+                exchange.id, key: exchange.request.key, needsFreshConnection: exchange.requiresFreshConnection,
+                deadline: exchange.request.deadline, isCancelled: exchange.isCancelled
+            )
+            return state.resolve(action)
         }
-        switch decision {
-        case .reuse(let connection):
-            connection.loop.execute { connection.value.start(exchange, reused: true) }
-        case .connect(let id):
-            connect(id: id, exchange: exchange)
-        case .replace(let old, let id):
-            // A retry must not land on a connection that was used before: retire one idle
-            // connection and use its slot.
-            old.loop.execute { old.value.closeKeepingSlot() }
-            connect(id: id, exchange: exchange)
-        case .wait:
-            break
-        case .cancelled:
-            exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))
-        }
+        perform(effects)
     }
 
-    /// A connection finished an exchange and can be reused.
+    /// A connection finished an exchange and can be reused. Only for a connection the pool
+    /// started an exchange on (the machine traps on an idle or unknown one).
     func release(_ connection: HTTP1Connection) {
         let bound = LoopBound(connection, loop: connection.loop)
-        let id = connection.id
-        let next = state.withLock { state -> Exchange? in
-            var host = state.hosts[connection.key, default: HostState()]
-            defer { state.hosts[connection.key] = host }
-            while !host.waiters.isEmpty {
-                let waiter = host.waiters.removeFirst()
-                if !waiter.isCancelled { return waiter }
-            }
-            host.idle.append(Idle(id: id, connection: bound))
-            return nil
+        let effects = state.withLock { state in
+            state.resolve(state.machine.connectionReleased(connection.id), releasing: bound)
         }
-        if let next {
-            connection.loop.execute { bound.value.start(next, reused: true) }
-        }
+        perform(effects)
     }
 
-    /// A connection closed (or a connect failed): frees its slot and serves a waiter.
+    /// A connection closed: frees its slot (unless it was retired) and serves a waiter. Any
+    /// state, more than once is harmless.
     func connectionClosed(_ connection: HTTP1Connection) {
-        slotFreed(key: connection.key, connectionID: connection.id, keepSlot: connection.keepsSlotOnClose)
+        let effects = state.withLock { state in
+            state.connections[connection.id] = nil
+            return state.resolve(state.machine.connectionClosed(connection.id))
+        }
+        perform(effects)
     }
 
-    /// Removes `exchange` from the waiters; false if it was not waiting.
-    func removeWaiter(_ exchange: Exchange) -> Bool {
-        state.withLock { state in
-            guard var host = state.hosts[exchange.request.key],
-                  let index = host.waiters.firstIndex(where: { $0 === exchange }) else { return false }
-            host.waiters.remove(at: index)
-            state.hosts[exchange.request.key] = host
-            return true
+    /// Cancels `exchange` wherever it is: queued, connecting or running (`Exchange.cancel`).
+    func cancel(_ exchange: Exchange) {
+        let effects = state.withLock { state in
+            state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange)
         }
+        perform(effects)
+    }
+
+    /// Removes `exchange` from the waiters without completing it; false if it was not waiting.
+    func removeWaiter(_ exchange: Exchange) -> Bool {
+        let (removed, effects) = state.withLock { state -> (Bool, Effects) in
+            guard case .queued? = state.machine.phase(of: exchange.id) else { return (false, Effects()) }
+            var action = state.machine.requestCancelled(exchange.id)
+            action.request = .none  // the caller completes it
+            state.pending[exchange.id] = nil
+            return (true, state.resolve(action))
+        }
+        perform(effects)
+        return removed
     }
 
     /// The number of open connections (busy, idle or connecting) per key, for tests and metrics.
     func openConnections(for key: ConnectionKey) -> Int {
-        state.withLock { $0.hosts[key]?.open ?? 0 }
+        state.withLock { $0.machine.openConnections(for: key) }
     }
 
     /// Closes every idle connection (Session teardown).
     func closeIdleConnections() {
-        let idle = state.withLock { state -> [LoopBound<HTTP1Connection>] in
-            var all: [LoopBound<HTTP1Connection>] = []
-            for key in state.hosts.keys {
-                all += (state.hosts[key]?.idle ?? []).map(\.connection)
-                state.hosts[key]?.idle = []
-            }
-            return all
-        }
-        for connection in idle { connection.loop.execute { connection.value.close() } }
+        let effects = state.withLock { state in state.resolve(state.machine.shutdown()) }
+        perform(effects)
     }
 
-    // MARK: Private
+    // MARK: Acting
 
-    private func slotFreed(key: ConnectionKey, connectionID: Int?, keepSlot: Bool = false) {
-        let decision = state.withLock { state -> (Exchange, Int)? in
-            guard var host = state.hosts[key] else { return nil }
-            defer { state.hosts[key] = host }
-            if let connectionID { host.idle.removeAll { $0.id == connectionID } }
-            if keepSlot { return nil }
-            host.open -= 1
-            while !host.waiters.isEmpty {
-                let waiter = host.waiters.removeFirst()
-                if waiter.isCancelled { continue }
-                host.open += 1
-                state.nextConnectionID += 1
-                return (waiter, state.nextConnectionID)
-            }
-            return nil
+    /// Carries out `effects`, outside the lock.
+    func perform(_ effects: Effects) {
+        for connection in effects.retire {
+            connection.loop.execute { connection.value.closeKeepingSlot() }
         }
-        if let (waiter, id) = decision { connect(id: id, exchange: waiter) }
-    }
-
-    private func connect(id: Int, exchange: Exchange) {
-        let loop = group.next()
-        let key = exchange.request.key
-        loop.execute { [self] in
-            exchange.timings.connectStart = Date()
-            let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
-            let connector = Connector(timeout: exchange.request.connectTimeout ?? exchange.request.idleTimeout ?? .seconds(60), addressOverrides: overrides)
-            guard exchange.enter(.connecting(nil)) else {
-                slotFreed(key: key, connectionID: nil)
-                exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))
-                return
-            }
-            let attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
-                switch result {
-                case .success(let socket):
-                    exchange.timings.connectEnd = Date()
-                    established(socket, id: id, exchange: exchange)
-                case .failure(let error):
-                    slotFreed(key: key, connectionID: nil)
-                    let failure = exchange.isCancelled
-                        ? TransportError(.cancelled, "cancelled while connecting", underlying: error)
-                        : TransportError.connecting(error, host: key.host)
-                    exchange.complete(.failure(failure, nil))
+        for connection in effects.close {
+            connection.loop.execute { connection.value.close() }
+        }
+        effects.cancelAttempt?.cancel()
+        if let (exchange, connection) = effects.cancelRunning {
+            connection.loop.execute { connection.value.cancel(exchange) }
+        }
+        for (exchange, error) in effects.fail {
+            exchange.complete(.failure(error, nil))
+        }
+        if let (exchange, connection, reused) = effects.start {
+            if reused {
+                connection.loop.execute { connection.value.start(exchange, reused: true) }
+            } else {
+                // Fresh: only `established` produces this, on the connection's loop, in the same
+                // loop turn that registered the connection, so a cancel decided after it is
+                // queued behind the start and finds the exchange on the connection.
+                let connection = connection.value
+                exchange.timings.connectEnd = Date()
+                if connection.key.isTLS {  // `established` made its TLS client for an https key
+                    connection.startHandshake(exchange)
+                } else {
+                    connection.start(exchange, reused: false)
                 }
             }
-            _ = exchange.enter(.connecting(attempt))
         }
+        if let (id, exchange) = effects.connect {
+            connect(id: id, exchange: exchange)
+        }
+        perform(effects.timer)
+    }
+}
+
+extension ConnectionPool.State {
+    /// Turns the machine's action into effects on objects. Under the lock.
+    ///
+    /// - Parameters:
+    ///   - action: What the machine decided.
+    ///   - releasing: The connection at hand when it is the one being released.
+    ///   - exchange: The exchange at hand (a cancel), for a request no longer in `pending`.
+    ///   - connectError: The error of a failed connect, for `.connectFailed`.
+    mutating func resolve(
+        _ action: ConnectionPool.Machine.Action, releasing: LoopBound<HTTP1Connection>? = nil,
+        exchange: Exchange? = nil, connectError: TransportError? = nil,
+        established: LoopBound<HTTP1Connection>? = nil
+    ) -> ConnectionPool.Effects {
+        var effects = ConnectionPool.Effects()
+        switch action.request {
+        case .none:
+            break
+        case .start(let request, let id, let reused):
+            guard let target = pending.removeValue(forKey: request), let connection = connections[id] else {
+                preconditionFailure("start \(request) on \(id): unknown exchange or connection")
+            }
+            effects.start = (target, connection, reused)
+        case .fail(let request, let failure):
+            if let target = pending.removeValue(forKey: request) ?? exchange {
+                effects.fail.append((target, Self.error(failure, for: target, connectError: connectError)))
+            }
+        case .failAll(let requests, let failure):
+            for request in requests {
+                guard let target = pending.removeValue(forKey: request) else { continue }
+                effects.fail.append((target, Self.error(failure, for: target, connectError: connectError)))
+            }
+        case .cancelRunning(_, let id):
+            if let exchange, let connection = connections[id] { effects.cancelRunning = (exchange, connection) }
+        }
+        switch action.connection {
+        case .none:
+            break
+        case .create(let id, let request, let retiring):
+            guard let target = pending[request] else { preconditionFailure("create \(id) for unknown request \(request)") }
+            effects.connect = (id, target)
+            if let retiring, let old = connections.removeValue(forKey: retiring) ?? releasing {
+                effects.retire.append(old)
+            }
+        case .close(let id):
+            if let connection = connections.removeValue(forKey: id) ?? established { effects.close.append(connection) }
+        case .closeAll(let ids):
+            effects.close = ids.compactMap { connections.removeValue(forKey: $0) }
+        case .cancelConnect(let id):
+            // Not recorded yet: the connect task sees the connection abandoned, before starting
+            // or right after recording (ConnectionPool+Connecting.swift).
+            effects.cancelAttempt = attempts.removeValue(forKey: id)
+        }
+        effects.timer = timerEffect(for: action.timer)
+        return effects
     }
 
-    private func established(_ socket: Socket, id: Int, exchange: Exchange) {
-        let key = exchange.request.key
-        var tls: TLSClientConnection?
-        if key.isTLS {
-            let context: TLSClientContext
-            switch configuration.tlsContext?.get() {
-            case .success(let built):
-                context = built
-            case .failure(let error):
-                socket.close()
-                slotFreed(key: key, connectionID: nil)
-                exchange.complete(.failure(TransportError(.tls, "TLS configuration failed: \(error)", underlying: error), nil))
-                return
-            case nil:
-                socket.close()
-                slotFreed(key: key, connectionID: nil)
-                exchange.complete(.failure(TransportError(.tls, "no TLS configuration for https"), nil))
-                return
-            }
-            do throws(TLSError) {
-                tls = try TLSClientConnection(
-                    context: context, serverName: key.host, port: key.port,
-                    evaluator: configuration.trustEvaluator?(key.host)
-                )
-            } catch {
-                socket.close()
-                slotFreed(key: key, connectionID: nil)
-                exchange.complete(.failure(TransportError(.tls, "TLS setup failed: \(error)", underlying: error), nil))
-                return
-            }
-        }
-        let connection = HTTP1Connection(
-            id: id, key: key, socket: socket, tls: tls, pool: self, idleTimeout: configuration.idleTimeout
-        )
-        if tls != nil {
-            connection.startHandshake(exchange)
-        } else {
-            connection.start(exchange, reused: false)
+    /// The error an exchange gets when the machine ends it.
+    private static func error(_ failure: ConnectionPool.Machine.Failure, for exchange: Exchange, connectError: TransportError?) -> TransportError {
+        switch failure {
+        case .cancelled:
+            return TransportError(.cancelled, "cancelled")
+        case .timedOut:
+            return TransportError(.timedOut, "no connection to \(exchange.request.key) became free before the request's deadline")
+        case .connectFailed:
+            guard let connectError else { preconditionFailure("connectFailed without an error") }
+            return connectError
         }
     }
 }

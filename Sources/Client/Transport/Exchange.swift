@@ -2,9 +2,14 @@
 //
 // Phases (guarded by a mutex, because cancel() may come from any thread):
 //
-//   created ──▶ queued (waiting for a connection slot) ──▶ connecting ──▶ running ──▶ completed
-//      └──────────────────────────────▶ connecting / running ──────────────────────▶ completed
-//   any ──cancel()──▶ cancelled: the current holder (pool, connector, connection) ends it
+//   created ──▶ running (a connection entered it) ──▶ completed
+//      └──────────────────────────────────────────────▶ completed (the pool failed it)
+// Queued and connecting are phases of the pool's state machine, per request ID.
+//   any ──cancel()──▶ cancelled: the flag is set, then the pool is told; the pool's state machine
+//                     knows where the request is (queued, connecting on N, running on N) and ends
+//                     it there. A cancel before the pool has the request is seen by `execute`,
+//                     which reads the flag under the pool's lock; a cancel racing a hand-off to a
+//                     connection is seen by the connection's `enter(.running)`.
 //
 // The exchange's I/O bookkeeping (`timings`, `attempt`) is touched by one thread at a time: the
 // pool before hand-off, then the connection's loop; each hand-off goes through EventLoop.execute,
@@ -15,15 +20,27 @@ import Synchronization
 import EventLoop
 
 final class Exchange: @unchecked Sendable {
-    /// Where the exchange is, for cancellation.
+    /// Where the exchange is. Cancellation no longer reads it: the pool's state machine tracks
+    /// queued, connecting and running per request ID (`ConnectionPool.cancel`). What matters
+    /// here is `completed` (deliver nothing after the end) and `enter`'s answer (cancelled?).
     enum Phase {
+        /// Made, not yet on a connection.
         case created
+        /// Waiting for a connection slot (not entered by the pool any more; kept for callers).
         case queued
+        /// A connection is being opened for it (likewise).
         case connecting(ConnectAttempt?)
+        /// On a connection, which entered it.
         case running(LoopBound<HTTP1Connection>)
+        /// The terminal event was delivered.
         case completed
     }
 
+    /// Numbers exchanges for the pool's state machine (kept across silent retries).
+    private static let nextID = Atomic<Int>(0)
+
+    /// The exchange's ID in the pool.
+    let id: Int
     let request: TransportRequest
     private let handler: @Sendable (TransportEvent) -> Void
     private let bodyHandler: @Sendable (UnsafeRawBufferPointer) -> Void
@@ -44,6 +61,7 @@ final class Exchange: @unchecked Sendable {
     ///     body is copied once, into wherever the request keeps it.
     init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
          bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        self.id = Self.nextID.add(1, ordering: .relaxed).newValue
         self.request = request
         self.handler = handler
         self.bodyHandler = bodyHandler
@@ -84,24 +102,17 @@ final class Exchange: @unchecked Sendable {
         if first { handler(event) }
     }
 
-    /// Cancels from any thread. Returns what the caller must do outside the lock.
+    /// Cancels from any thread: sets the flag, then lets the pool end the exchange wherever it
+    /// is (queued, connecting, handshaking or running).
+    ///
+    /// - Parameter pool: The pool the exchange was (or is about to be) submitted to.
     func cancel(pool: ConnectionPool) {
-        let current = phase.withLock { state -> Phase? in
-            if case .completed = state.phase { return nil }
-            if state.cancelled { return nil }
+        let first = phase.withLock { state -> Bool in
+            if case .completed = state.phase { return false }
+            if state.cancelled { return false }
             state.cancelled = true
-            return state.phase
+            return true
         }
-        guard let current else { return }
-        switch current {
-        case .created, .completed:
-            break  // The pool or the connection sees `isCancelled` when it picks the exchange up.
-        case .queued:
-            if pool.removeWaiter(self) { complete(.failure(TransportError(.cancelled, "cancelled"), nil)) }
-        case .connecting(let attempt):
-            attempt?.cancel()
-        case .running(let connection):
-            connection.loop.execute { connection.value.cancel(self) }
-        }
+        if first { pool.cancel(self) }
     }
 }

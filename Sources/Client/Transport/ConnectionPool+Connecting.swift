@@ -1,0 +1,129 @@
+// Opening a connection for the machine's `create`: connect (resolution, Happy Eyeballs), set up
+// TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`.
+//
+// A cancel can land at any point of this, from any thread. The machine frees the request at
+// once; what is left is to make sure the attempt does not go on unnoticed:
+//   - before the connect starts: the task checks the machine and does not start;
+//   - between starting and recording the attempt: the task checks again after recording and
+//     cancels the attempt itself (issue 9, finding 3: the cancel used to find nothing recorded);
+//   - after the TCP connect, during the TLS handshake: the connection is registered before the
+//     handshake starts, so the cancel reaches it (`HTTP1Connection.cancel` closes a handshake).
+
+import FoundationEssentials
+import Synchronization
+import EventLoop
+import TLS
+
+extension ConnectionPool {
+    /// No limit, for a connector that requires one: 100 years.
+    static let unlimitedConnectTime = Duration.seconds(100 * 365 * 86_400)
+
+    /// The connector's limit for `request`: the earliest of its connect timeout, its idle timeout
+    /// (URLSession's `timeoutIntervalForRequest` covers connecting: nothing arrives meanwhile) and
+    /// the time left to its deadline; ``unlimitedConnectTime`` when none is set. At least 1 ns,
+    /// since `Connector` wants a positive timeout (a deadline already passed times out at once).
+    ///
+    /// - Parameters:
+    ///   - request: The request the connection is opened for.
+    ///   - now: The current time.
+    /// - Returns: The connector's timeout.
+    static func connectLimit(for request: TransportRequest, now: Deadline) -> Duration {
+        var limit = request.connectTimeout
+        if let idle = request.idleTimeout { limit = min(limit ?? idle, idle) }
+        if request.deadline != .distantFuture {
+            let left = request.deadline - now
+            limit = min(limit ?? left, left)
+        }
+        return max(limit ?? unlimitedConnectTime, .nanoseconds(1))
+    }
+
+    /// Opens connection `id` for `exchange` on the next loop.
+    func connect(id: Machine.ConnectionID, exchange: Exchange) {
+        let loop = group.next()
+        let key = exchange.request.key
+        loop.execute { [self] in
+            // Abandoned (its request cancelled, no waiter to take it) since the decision, or
+            // handed to a waiter: then the waiter's limits and timings apply.
+            let current = state.withLock { state in
+                state.machine.requestConnecting(on: id).flatMap { state.pending[$0] }
+            }
+            guard let exchange = current else { return }
+            exchange.timings.connectStart = Date()
+            let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
+            let connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)
+            let attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
+                switch result {
+                case .success(let socket):
+                    established(socket, id: id, key: key)
+                case .failure(let error):
+                    connectFailed(id: id, error: TransportError.connecting(error, host: key.host))
+                }
+            }
+            // Record, then check: a cancel decided since the check above found nothing to abort.
+            // (The completion runs on a later loop turn, so it cannot have run yet.)
+            let abandoned = state.withLock { state -> Bool in
+                guard state.machine.isConnecting(id) else { return true }
+                state.attempts[id] = attempt
+                return false
+            }
+            if abandoned { attempt.cancel() }
+        }
+    }
+
+    /// Connection `id` failed to open: its request fails with `error`.
+    private func connectFailed(id: Machine.ConnectionID, error: TransportError) {
+        let effects = state.withLock { state in
+            state.attempts[id] = nil
+            return state.resolve(state.machine.connectFailed(id), connectError: error)
+        }
+        perform(effects)
+    }
+
+    /// The TCP connection is up: set up TLS, then register the connection and start its request.
+    private func established(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey) {
+        var tls: TLSClientConnection?
+        if key.isTLS {
+            do throws(TransportError) {
+                tls = try makeTLS(for: key)
+            } catch {
+                socket.close()
+                return connectFailed(id: id, error: error)
+            }
+        }
+        let connection = HTTP1Connection(
+            id: id, key: key, socket: socket, tls: tls, pool: self, idleTimeout: configuration.idleTimeout
+        )
+        let bound = LoopBound(connection, loop: connection.loop)
+        let effects = state.withLock { state in
+            state.attempts[id] = nil
+            let action = state.machine.connectionEstablished(id)
+            if case .start = action.request {
+                // Registered before the handshake, so a cancel during it finds the connection.
+                state.connections[id] = bound
+            }
+            return state.resolve(action, established: bound)
+        }
+        perform(effects)
+    }
+
+    /// The TLS client for `key`.
+    private func makeTLS(for key: ConnectionKey) throws(TransportError) -> TLSClientConnection {
+        let context: TLSClientContext
+        switch configuration.tlsContext?.get() {
+        case .success(let built):
+            context = built
+        case .failure(let error):
+            throw TransportError(.tls, "TLS configuration failed: \(error)", underlying: error)
+        case nil:
+            throw TransportError(.tls, "no TLS configuration for https")
+        }
+        do throws(TLSError) {
+            return try TLSClientConnection(
+                context: context, serverName: key.host, port: key.port,
+                evaluator: configuration.trustEvaluator?(key.host)
+            )
+        } catch {
+            throw TransportError(.tls, "TLS setup failed: \(error)", underlying: error)
+        }
+    }
+}
