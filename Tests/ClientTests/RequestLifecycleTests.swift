@@ -1,0 +1,143 @@
+// Request lifecycle against a loopback server: races between resume, suspend and cancel on
+// several threads, counted at the server (one request on the wire per DataRequest), and the
+// number of context switches a keep-alive GET costs through the async API.
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+import Testing
+import LariatTestSupport
+@testable import Client
+
+extension ClientIntegrationTests {
+    @Suite("Request lifecycle")
+    struct RequestLifecycleTests {
+        /// A server that answers every request on every connection with a 2-byte body.
+        private func keepAliveServer(requestsPerConnection: Int) throws -> ScriptedServer {
+            var script: [ScriptedServer.Step] = []
+            for _ in 0..<requestsPerConnection { script += [.expectRequest, cannedResponse("ok")] }
+            return try ScriptedServer(script: script, forEveryConnection: true)
+        }
+
+        /// Regression (issue 9, finding 5): `resume()` on one thread while another calls
+        /// `suspend()` then `resume()` during `start()` used to start two exchanges, because
+        /// "first start" was read from `state == .suspended && exchange == nil`. The modifier
+        /// holds the first start open until the second thread is done, so the old code sent two
+        /// requests for every DataRequest here; the state machine's `starting` state sends one.
+        @Test("resume/suspend/resume from two threads during start sends exactly one request")
+        func resumeSuspendResumeRace() async throws {
+            let count = 40
+            let server = try keepAliveServer(requestsPerConnection: count * 2)
+            defer { server.stop() }
+            let session = Session(startRequestsImmediately: false)
+            let url = "http://127.0.0.1:\(server.port)/"
+            var statuses: [Int?] = []
+            for _ in 0..<count {
+                let entered = DispatchSemaphore(value: 0)
+                let otherDone = DispatchSemaphore(value: 0)
+                let starts = Atomic<Int>(0)
+                let request = session.request(url, requestModifier: { _ in
+                    // Only the first start waits, or the old code's second start would block here.
+                    guard starts.add(1, ordering: .relaxed).oldValue == 0 else { return }
+                    entered.signal()
+                    _ = otherDone.wait(timeout: .now() + .milliseconds(200))
+                })
+                DispatchQueue.global().async {
+                    _ = entered.wait(timeout: .now() + .seconds(2))
+                    request.suspend()
+                    request.resume()
+                    otherDone.signal()
+                }
+                await onAnotherThread { request.resume() }
+                let response = await withCheckedContinuation { continuation in
+                    request.response { continuation.resume(returning: $0) }
+                }
+                statuses.append(response.response?.statusCode)
+            }
+            #expect(statuses == Array(repeating: 200, count: count))
+            // Let any duplicate exchange reach the server before counting.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.requests.count == count, "requests on the wire for \(count) DataRequests")
+        }
+
+        /// Suspended while `start()` runs: the exchange is built but held, and sent on resume.
+        @Test("suspend during start holds the exchange until resume")
+        func suspendDuringStartHolds() async throws {
+            let server = try keepAliveServer(requestsPerConnection: 1)
+            defer { server.stop() }
+            let session = Session(startRequestsImmediately: false)
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let request = session.request("http://127.0.0.1:\(server.port)/", requestModifier: { _ in
+                entered.signal()
+                _ = release.wait(timeout: .now() + .seconds(2))
+            })
+            let started = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                request.resume()
+                started.signal()
+            }
+            await onAnotherThread {
+                _ = entered.wait(timeout: .now() + .seconds(2))
+                request.suspend()
+                release.signal()
+                _ = started.wait(timeout: .now() + .seconds(2))
+            }
+            #expect(request.state == .suspended)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.requests.isEmpty, "a suspended request must not be sent")
+            #expect(request.state == .suspended)
+            request.resume()
+            let response = await request.serializingData().response
+            #expect(response.response?.statusCode == 200)
+            #expect(server.requests.count == 1)
+            #expect(request.state == .finished)
+        }
+
+        /// Cancel racing start and completion: every request ends exactly once, cancelled or
+        /// finished, and nothing is sent twice.
+        @Test("cancel racing start and completion ends each request once")
+        func cancelRaces() async throws {
+            let count = 60
+            let server = try keepAliveServer(requestsPerConnection: count)
+            defer { server.stop() }
+            let session = Session(startRequestsImmediately: false)
+            let url = "http://127.0.0.1:\(server.port)/"
+            for index in 0..<count {
+                let request = session.request(url)
+                let handled = Atomic<Int>(0)
+                let done = await withCheckedContinuation { (continuation: CheckedContinuation<AFDataResponse<Data?>, Never>) in
+                    request.response { response in
+                        handled.add(1, ordering: .relaxed)
+                        continuation.resume(returning: response)
+                    }
+                    DispatchQueue.global().async { request.resume() }
+                    // Spread the cancel over "before start", "during" and "after completion".
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(index * 50)) { request.cancel() }
+                }
+                try await Task.sleep(for: .milliseconds(2))
+                #expect(handled.load(ordering: .relaxed) == 1)
+                if request.state == .cancelled {
+                    #expect(done.error?.isExplicitlyCancelledError == true)
+                } else {
+                    #expect(request.state == .finished)
+                    #expect(done.response?.statusCode == 200)
+                }
+            }
+            #expect(server.requests.count <= count)
+        }
+    }
+}
+
+/// Runs `body` on a Dispatch worker thread (where blocking is allowed) and waits for it.
+private func onAnotherThread(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            body()
+            continuation.resume()
+        }
+    }
+}
