@@ -97,6 +97,43 @@ extension ClientIntegrationTests {
             #expect(request.state == .finished)
         }
 
+        /// Where serializers run: the async API serializes a small body on the connection's loop
+        /// (no hop), a body over 64 KiB off the loop; the completion-handler API keeps
+        /// Alamofire's queues (serializer on the serialization queue, handler on the queue given).
+        @Test("async API serializes small bodies on the loop, large ones off it; handlers keep their queues")
+        func serializationThreads() async throws {
+            let large = String(repeating: "x", count: 100 * 1024)
+            let server = try ScriptedServer(script: [
+                .expectRequest, cannedResponse("small"), .expectRequest, cannedResponse(large),
+                .expectRequest, cannedResponse("small"),
+            ])
+            defer { server.stop() }
+            let key = DispatchSpecificKey<String>()
+            let serializationQueue = DispatchQueue(label: "test.serialization")
+            serializationQueue.setSpecific(key: key, value: "serialization")
+            let completionQueue = DispatchQueue(label: "test.completion")
+            completionQueue.setSpecific(key: key, value: "completion")
+            let session = Session(serializationQueue: serializationQueue)
+            let url = "http://127.0.0.1:\(server.port)/"
+            let recorder = ThreadRecordingSerializer(key: key)
+
+            let small = try await session.request(url).serializingResponse(using: recorder).value
+            #expect(small.count == 5)
+            #expect(small.thread.hasPrefix("lariat-loop"), "small body serialized on \(small.thread)")
+
+            let big = try await session.request(url).serializingResponse(using: recorder).value
+            #expect(big.count == large.utf8.count)
+            #expect(!big.thread.hasPrefix("lariat-loop"), "large body serialized on \(big.thread)")
+
+            let (value, handlerQueue) = await withCheckedContinuation { continuation in
+                session.request(url).response(queue: completionQueue, responseSerializer: recorder) { response in
+                    continuation.resume(returning: (response.value, DispatchQueue.getSpecific(key: key)))
+                }
+            }
+            #expect(value?.queue == "serialization")
+            #expect(handlerQueue == "completion")
+        }
+
         /// Context switches per keep-alive GET through the async API, summed over every thread
         /// of this process from `/proc/self/task/*/status` (voluntary + involuntary). Needs a
         /// keep-alive server in another process, so its threads are not counted: set
@@ -156,6 +193,25 @@ extension ClientIntegrationTests {
             }
             #expect(server.requests.count <= count)
         }
+    }
+}
+
+/// Records where it ran: the thread's name and the Dispatch queue tagged with `key`, if any.
+private struct ThreadRecordingSerializer: DataResponseSerializerProtocol {
+    struct Record: Sendable {
+        var count: Int
+        var thread: String
+        var queue: String?
+    }
+
+    let key: DispatchSpecificKey<String>
+
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Record {
+        if let error { throw error }
+        // Glibc's module does not export pthread_getname_np; the kernel has the same name.
+        let comm = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/thread-self/comm"))) ?? Data()
+        let thread = String(decoding: comm, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return Record(count: data?.count ?? 0, thread: thread, queue: DispatchQueue.getSpecific(key: key))
     }
 }
 
