@@ -11,14 +11,17 @@ import TLS
 ///
 /// A request moves through ``State`` in one direction (see ``State/canTransition(to:)``); an
 /// internal state machine (`RequestStateMachine`) decides every transition inside one mutex,
-/// and the request acts on its decisions outside it. `Request` is a class for Alamofire's reference semantics; it is
-/// `@unchecked Sendable` because every stored mutable property is inside that mutex.
+/// and the request acts on its decisions outside it. `Request` is a class for Alamofire's
+/// reference semantics; it is `@unchecked Sendable` because every stored mutable property is
+/// inside that mutex.
 public class Request: @unchecked Sendable {
     /// A request's lifecycle.
     ///
     /// `initialized` ─resume─▶ `resumed` ─response end or failure─▶ `finished`;
     /// `initialized`/`resumed` ─suspend─▶ `suspended` ─resume─▶ `resumed`;
-    /// any state but `finished` ─cancel─▶ `cancelled` (then `finished` once handlers ran).
+    /// any state but `finished` ─cancel─▶ `cancelled`, which it keeps once handlers ran (as
+    /// Alamofire: `cancelled` cannot become `finished`). A cancel after the response completed
+    /// has no effect.
     public enum State: Sendable, Hashable {
         /// Created; nothing sent.
         case initialized
