@@ -33,23 +33,22 @@ public class DataRequest: Request, @unchecked Sendable {
         return request
     }
 
-    override func didReceive(_ event: TransportEvent) {
-        switch event {
-        case .head(let head):
-            record(head: head)
-            if let length = head.contentLength { buffer.reserve(length) }
-        case .end(let summary):
-            record(summary: summary, failure: nil)
-            finish()
-        case .failure(let error, let summary):
-            record(summary: summary, failure: error)
-            finish()
-        }
+    override func didReceive(head: TransportResponseHead) {
+        record(head: head)
+        if let length = head.contentLength { buffer.reserve(length) }
     }
 
     override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(bytes)
     }
+
+    /// Bodies up to this size are validated and serialized for the async API on the thread the
+    /// response completed on (a connection's loop); larger ones on the request's queue, so a big
+    /// JSON decode does not stall the loop's other connections. 64 KiB: issue 9's figure; a
+    /// JSONDecoder pass over it takes well under a millisecond here.
+    static let inlineSerializationLimit = 64 * 1024
+
+    override var finishesOnWorker: Bool { buffer.count > Self.inlineSerializationLimit }
 
     override func runValidators() {
         let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
@@ -101,7 +100,7 @@ public class DataRequest: Request, @unchecked Sendable {
     @discardableResult
     public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
                          completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
-        appendResponseHandler { [self] in
+        appendResponseHandler { [self] _ in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
@@ -124,27 +123,50 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Serializes the response once the request finished, on the serialization queue, and hands
-    /// the result to `deliver` there.
+    /// the result to `deliver` there (Alamofire's semantics for the completion-handler API).
     func serializeResponse<Serializer: DataResponseSerializerProtocol>(
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] in
-            serializationQueue.async { [self] in
-                let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
-                let data = buffer.data
-                let start = DispatchTime.now().uptimeNanoseconds
-                let result: Result<Serializer.SerializedObject, AFError>
-                do {
-                    result = .success(try responseSerializer.serialize(request: request, response: response, data: data, error: error))
-                } catch {
-                    result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
-                }
-                let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                deliver(DataResponse(request: request, response: response, data: data, metrics: metrics,
-                                     serializationDuration: duration, result: result))
+        appendResponseHandler { [self] _ in
+            serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+        }
+    }
+
+    /// Serializes the response where the request finishes and hands the result to `deliver`
+    /// there, for callers that name no queue (the async API): on the connection's loop for a
+    /// body up to ``inlineSerializationLimit``, on the request's queue for a larger one, and on
+    /// the serialization queue when a large body's handler is added after the request finished.
+    /// Saves the hop to the serialization queue (one thread wake-up per request).
+    func serializeResponseInPlace<Serializer: DataResponseSerializerProtocol>(
+        using responseSerializer: Serializer,
+        deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
+    ) {
+        appendResponseHandler { [self] onWorker in
+            if onWorker || buffer.count <= Self.inlineSerializationLimit {
+                deliver(serialized(using: responseSerializer))
+            } else {
+                serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
             }
         }
+    }
+
+    /// The finished request's response, serialized by `responseSerializer` on this thread.
+    private func serialized<Serializer: DataResponseSerializerProtocol>(
+        using responseSerializer: Serializer
+    ) -> AFDataResponse<Serializer.SerializedObject> {
+        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+        let data = buffer.data
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result: Result<Serializer.SerializedObject, AFError>
+        do {
+            result = .success(try responseSerializer.serialize(request: request, response: response, data: data, error: error))
+        } catch {
+            result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+        }
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return DataResponse(request: request, response: response, data: data, metrics: metrics,
+                            serializationDuration: duration, result: result)
     }
 
     /// The body as `Data`; see ``DataResponseSerializer`` for the empty-body rules.
@@ -195,7 +217,7 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 }
 
-/// The body collected so far; appended on the request's queue, read from any thread.
+/// The body collected so far; appended on the connection's loop, read from any thread.
 final class BodyBuffer: Sendable {
     private let storage = Mutex<Data?>(nil)
     /// At most this much is reserved up front from a response's Content-Length: the server
@@ -220,6 +242,8 @@ final class BodyBuffer: Sendable {
         }
     }
     var data: Data? { storage.withLock { $0 } }
+    /// Bytes received so far.
+    var count: Int { storage.withLock { $0?.count ?? 0 } }
 }
 
 /// Validation closures in the order added.

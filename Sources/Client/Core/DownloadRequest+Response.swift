@@ -14,7 +14,7 @@ extension DownloadRequest {
     @discardableResult
     public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
-        appendResponseHandler { [self] in
+        appendResponseHandler { [self] _ in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let fileURL = self.fileURL
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
@@ -38,27 +38,49 @@ extension DownloadRequest {
     }
 
     /// Serializes the download once finished, on the serialization queue, and hands the result to
-    /// `deliver` there.
+    /// `deliver` there (Alamofire's semantics for the completion-handler API).
     func serializeDownload<Serializer: DownloadResponseSerializerProtocol>(
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] in
-            serializationQueue.async { [self] in
-                let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
-                let fileURL = self.fileURL
-                let start = DispatchTime.now().uptimeNanoseconds
-                let result: Result<Serializer.SerializedObject, AFError>
-                do {
-                    result = .success(try responseSerializer.serializeDownload(request: request, response: response, fileURL: fileURL, error: error))
-                } catch {
-                    result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
-                }
-                let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                deliver(DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
-                                         metrics: metrics, serializationDuration: duration, result: result))
+        appendResponseHandler { [self] _ in
+            serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+        }
+    }
+
+    /// Serializes the download where it finishes, for callers that name no queue (the async
+    /// API): a download finishes on the request's queue, so the serializer runs there and the
+    /// awaiting task is resumed from there, without a hop to the serialization queue. A handler
+    /// added after the download finished hops to the serialization queue (it may read a file).
+    func serializeDownloadInPlace<Serializer: DownloadResponseSerializerProtocol>(
+        using responseSerializer: Serializer,
+        deliver: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) {
+        appendResponseHandler { [self] onWorker in
+            if onWorker {
+                deliver(serialized(using: responseSerializer))
+            } else {
+                serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
             }
         }
+    }
+
+    /// The finished download, serialized by `responseSerializer` on this thread.
+    private func serialized<Serializer: DownloadResponseSerializerProtocol>(
+        using responseSerializer: Serializer
+    ) -> AFDownloadResponse<Serializer.SerializedObject> {
+        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+        let fileURL = self.fileURL
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result: Result<Serializer.SerializedObject, AFError>
+        do {
+            result = .success(try responseSerializer.serializeDownload(request: request, response: response, fileURL: fileURL, error: error))
+        } catch {
+            result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+        }
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+                                metrics: metrics, serializationDuration: duration, result: result)
     }
 
     /// The downloaded file's URL.
@@ -205,7 +227,7 @@ extension DownloadRequest {
         using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
     ) -> DownloadTask<Serializer.SerializedObject> {
         DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
-            request.serializeDownload(using: serializer, deliver: done)
+            request.serializeDownloadInPlace(using: serializer, deliver: done)
         }
     }
 }

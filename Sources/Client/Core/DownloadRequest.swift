@@ -104,35 +104,29 @@ public class DownloadRequest: Request, @unchecked Sendable {
         return request
     }
 
-    override func didReceive(_ event: TransportEvent) {
-        switch event {
-        case .head(let head):
-            record(head: head)
-            let url = fileManager.temporaryDirectory.appendingPathComponent("Lariat_\(UUID().uuidString).download")
-            if let error = sink.open(url) { abort(error, code: .cannotCreateFile) }
-        case .end(let summary):
-            record(summary: summary, failure: nil)
-            moveToDestination()
-            finish()
-        case .failure(let error, let summary):
-            record(summary: summary, failure: error)
-            sink.discard(fileManager)
-            finish()
-        }
+    override func didReceive(head: TransportResponseHead) {
+        record(head: head)
+        let url = fileManager.temporaryDirectory.appendingPathComponent("Lariat_\(UUID().uuidString).download")
+        if let error = sink.open(url) { abort(error, code: .cannotCreateFile) }
     }
 
     override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
         if let error = sink.write(bytes) { abort(error, code: .cannotWriteToFile) }
     }
 
+    /// A download finishes on the request's queue: closing, moving or removing its file is
+    /// blocking work that does not belong on a connection's loop.
+    override var finishesOnWorker: Bool { true }
+
+    /// Moves the file to its destination, or removes it if the download failed.
+    override func didComplete() {
+        moveToDestination()
+    }
+
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
     /// handlers see (the transport's `.cancelled` that follows does not replace it).
     private func abort(_ error: SocketError, code: URLError.Code) {
-        let exchange = mutable.withLock { state -> Exchange? in
-            state.error = state.error ?? .sessionTaskFailed(error: URLError.lariat(code, underlying: error, url: state.request?.url))
-            return state.exchange
-        }
-        exchange?.cancel(pool: session.pool)
+        abortExchange { request in .sessionTaskFailed(error: URLError.lariat(code, underlying: error, url: request?.url)) }
     }
 
     /// Closes the file and moves it where ``destination`` says (at once, on the request's queue).

@@ -9,16 +9,19 @@ import TLS
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///
-/// A request moves through ``State`` in one direction (see ``State/canTransition(to:)``); the
-/// transitions and all mutable state live in one mutex, and user callbacks run outside it on the
-/// queue they were given. `Request` is a class for Alamofire's reference semantics; it is
-/// `@unchecked Sendable` because every stored mutable property is inside that mutex.
+/// A request moves through ``State`` in one direction (see ``State/canTransition(to:)``); an
+/// internal state machine (`RequestStateMachine`) decides every transition inside one mutex,
+/// and the request acts on its decisions outside it. `Request` is a class for Alamofire's
+/// reference semantics; it is `@unchecked Sendable` because every stored mutable property is
+/// inside that mutex.
 public class Request: @unchecked Sendable {
     /// A request's lifecycle.
     ///
     /// `initialized` ─resume─▶ `resumed` ─response end or failure─▶ `finished`;
     /// `initialized`/`resumed` ─suspend─▶ `suspended` ─resume─▶ `resumed`;
-    /// any state but `finished` ─cancel─▶ `cancelled` (then `finished` once handlers ran).
+    /// any state but `finished` ─cancel─▶ `cancelled`, which it keeps once handlers ran (as
+    /// Alamofire: `cancelled` cannot become `finished`). A cancel after the response completed
+    /// has no effect.
     public enum State: Sendable, Hashable {
         /// Created; nothing sent.
         case initialized
@@ -48,22 +51,24 @@ public class Request: @unchecked Sendable {
 
     /// The request's identity.
     public let id: UUID
-    /// The serial queue on which the request's internal work runs.
+    /// The serial queue on which the request's internal work runs: finishing a download or a
+    /// large body, and finishing after a cancel.
     public let underlyingQueue: DispatchQueue
-    /// The queue on which response serializers run.
+    /// The queue on which response serializers of the completion-handler API run.
     public let serializationQueue: DispatchQueue
     let session: Session
 
+    /// A response handler; `onWorker` is true when it runs on ``underlyingQueue`` (where blocking
+    /// work is fine) and false on the thread the response completed on (a connection's loop) or
+    /// on the thread that added it after the request finished.
+    typealias ResponseHandler = @Sendable (_ onWorker: Bool) -> Void
+
     struct Mutable {
-        var state: State = .initialized
+        var machine = RequestStateMachine<Exchange, ResponseHandler>()
         var request: URLRequest?
         var response: HTTPURLResponse?
         var error: AFError?
         var metrics: URLSessionTaskMetrics?
-        var exchange: Exchange?
-        /// Response handlers waiting for the request to finish.
-        var pendingHandlers: [@Sendable () -> Void] = []
-        var completed = false
     }
     let mutable = Mutex(Mutable())
 
@@ -75,7 +80,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// The current state.
-    public var state: State { mutable.withLock { $0.state } }
+    public var state: State { mutable.withLock { $0.machine.publicState } }
     /// Whether the request is initialized and not yet resumed.
     public var isInitialized: Bool { state == .initialized }
     /// Whether the request is running.
@@ -99,46 +104,42 @@ public class Request: @unchecked Sendable {
 
     /// Starts the request (or resumes a suspended one). Requests start on their own when the first
     /// response handler is added if the session's `startRequestsImmediately` is true (the default).
+    ///
+    /// Only one exchange is ever started, whatever mix of `resume()`, `suspend()` and `cancel()`
+    /// other threads call meanwhile (see `RequestStateMachine`).
     @discardableResult
     public func resume() -> Self {
-        let start = mutable.withLock { state -> Bool in
-            guard state.state.canTransition(to: .resumed) else { return false }
-            let first = state.state == .initialized || (state.state == .suspended && state.exchange == nil)
-            state.state = .resumed
-            return first
-        }
         // Started on the caller's thread: building the URLRequest is quick, and the hand-off to
         // the connection's loop follows at once. A hop through `underlyingQueue` first cost one
         // more thread wake-up per request (perf: wake-ups were most of a keep-alive GET's CPU).
-        if start { self.start() }
+        perform(mutable.withLock { $0.machine.resume() })
         return self
     }
 
-    /// Suspends the request if it has not been sent yet; otherwise has no effect.
+    /// Suspends the request if it has not been sent yet; otherwise has no effect. A request
+    /// suspended while it is being built is held, unsent, until resumed.
     @discardableResult
     public func suspend() -> Self {
-        mutable.withLock { state in
-            if state.exchange == nil, state.state.canTransition(to: .suspended) { state.state = .suspended }
-        }
+        perform(mutable.withLock { $0.machine.suspend() })
         return self
     }
 
     /// Cancels the request: the connection carrying it is closed and handlers receive
-    /// `AFError.explicitlyCancelled`.
+    /// `AFError.explicitlyCancelled`. No effect once the response has completed.
     @discardableResult
     public func cancel() -> Self {
-        let exchange = mutable.withLock { state -> (Exchange?, Bool)? in
-            guard state.state.canTransition(to: .cancelled) else { return nil }
-            let wasRunning = state.state == .resumed
-            state.state = .cancelled
-            state.error = .explicitlyCancelled
-            return (state.exchange, wasRunning)
+        let action = mutable.withLock { state in
+            let wasCancelled = state.machine.isCancelled
+            let action = state.machine.cancel()
+            if !wasCancelled, state.machine.isCancelled { state.error = .explicitlyCancelled }
+            return action
         }
-        guard let (running, _) = exchange else { return self }
-        if let running {
-            running.cancel(pool: session.pool)
+        // Nothing ran yet: handlers run on the request's queue, not on the caller's stack (as
+        // Alamofire, which finishes a cancelled request asynchronously).
+        if case .complete = action {
+            underlyingQueue.async { self.complete(onWorker: true) }
         } else {
-            underlyingQueue.async { self.finish() }
+            perform(action)
         }
         return self
     }
@@ -150,62 +151,105 @@ public class Request: @unchecked Sendable {
     /// The body to send instead of `request.httpBody` (UploadRequest overrides); may change the
     /// request's headers (a multipart Content-Type). `nil` sends `httpBody`.
     func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? { nil }
-    /// Receives the transport's events: the head and body chunks on the connection's loop (keep
-    /// it quick and thread-safe), the end or failure on `underlyingQueue`.
-    func didReceive(_ event: TransportEvent) {}
+    /// Receives the response head on the thread the transport reports on (a connection's
+    /// loop): keep it quick. Overrides call `record(head:)`.
+    func didReceive(head: TransportResponseHead) { record(head: head) }
     /// Receives body bytes on the connection's loop, borrowed for the call: copy them.
     func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {}
+    /// Whether finishing must leave the transport's thread for ``underlyingQueue``: file work,
+    /// or a body too large to serialize on a connection's loop. `false` by default.
+    var finishesOnWorker: Bool { false }
+    /// Runs first when the request finishes, before validators (DownloadRequest moves its file).
+    func didComplete() {}
     /// Runs validators once the exchange ended; DataRequest overrides.
     func runValidators() {}
 
     // MARK: Lifecycle
 
+    /// Performs what the state machine decided, outside the lock.
+    private func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
+        switch action {
+        case .none: break
+        case .startExchange: start()
+        case .executeExchange(let exchange): session.pool.execute(exchange)
+        case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
+        case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
+        case .complete: complete(onWorker: onWorker)
+        case .runHandlers(let handlers): for handler in handlers { handler(onWorker) }
+        }
+    }
+
+    /// Builds the URLRequest and the exchange on the caller's thread (the machine is `starting`),
+    /// then reports to the machine.
     private func start() {
         var urlRequest: URLRequest
         do {
             urlRequest = try makeURLRequest()
         } catch {
-            let afError = (error as? AFError) ?? AFError.createURLRequestFailed(error: error)
-            mutable.withLock { $0.error = $0.error ?? afError }
-            return finish()
+            return startFailed((error as? AFError) ?? AFError.createURLRequestFailed(error: error))
         }
         let uploadBody: RequestBody?
         do {
             uploadBody = try makeUploadBody(for: &urlRequest)
         } catch {
-            let afError = (error as? AFError) ?? AFError.createUploadableFailed(error: error)
-            mutable.withLock { $0.error = $0.error ?? afError }
-            return finish()
+            return startFailed((error as? AFError) ?? AFError.createUploadableFailed(error: error))
         }
         mutable.withLock { $0.request = urlRequest }
         let transport: TransportRequest
         do {
             transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody)
         } catch {
-            mutable.withLock { $0.error = $0.error ?? ((error as? AFError) ?? .createURLRequestFailed(error: error)) }
-            return finish()
+            return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
+        // Every transport event takes this one path into the request, synchronously on the
+        // thread that reports it: the head, the body and the end of a running exchange all come
+        // from its connection's loop, in order; a failure before any connection (refused,
+        // cancelled while queued, TLS setup) comes alone from the pool's thread. The state
+        // machine decides what each event means. (The end used to hop to `underlyingQueue`
+        // while the head stayed on the loop: two paths, and one thread wake-up per request.)
         let exchange = Exchange(request: transport, handler: { [weak self] event in
-            guard let self else { return }
-            switch event {
-            case .head:
-                // Recorded on the connection's loop: quick bookkeeping under the request's locks.
-                // A dispatch per event cost three allocations each, and one per body chunk adds
-                // up on a large download; the end still hops to the request's queue, after them.
-                self.didReceive(event)
-            case .end, .failure:
-                self.underlyingQueue.async { self.didReceive(event) }
-            }
+            self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
             self?.didReceiveBody(bytes)
         })
-        let proceed = mutable.withLock { state -> Bool in
-            guard state.state == .resumed else { return false }
-            state.exchange = exchange
-            return true
+        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
+    }
+
+    private func startFailed(_ error: AFError) {
+        perform(mutable.withLock { state in
+            state.error = state.error ?? error
+            return state.machine.startFailed()
+        })
+    }
+
+    /// The one entry for the transport's events; see `start()`.
+    private func transportEvent(_ event: TransportEvent) {
+        let (summary, failure): (TransportSummary?, TransportError?)
+        switch event {
+        case .head(let head):
+            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { didReceive(head: head) }
+            return
+        case .end(let done): (summary, failure) = (done, nil)
+        case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
-        guard proceed else { return finish() }
-        session.pool.execute(exchange)
+        record(summary: summary, failure: failure)
+        guard case .complete = mutable.withLock({ $0.machine.transportEnded() }) else { return }
+        // Two thread hops per request: the response completes on the connection's loop, and a
+        // small response finishes right here, so a handler from the async API serializes here and
+        // resumes the awaiting task directly (caller → loop → awaiting task). Files and bodies
+        // over 64 KiB go to the request's queue, keeping the loop free for other connections.
+        if finishesOnWorker {
+            underlyingQueue.async { self.complete(onWorker: true) }
+        } else {
+            complete(onWorker: false)
+        }
+    }
+
+    /// Finishes: the subclass's last step, validators, then every waiting handler.
+    private func complete(onWorker: Bool) {
+        didComplete()
+        runValidators()
+        perform(mutable.withLock { $0.machine.finished() }, onWorker: onWorker)
     }
 
     /// Records the response head.
@@ -219,7 +263,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Records the outcome of the exchange.
-    func record(summary: TransportSummary?, failure: TransportError?) {
+    private func record(summary: TransportSummary?, failure: TransportError?) {
         let (request, response) = mutable.withLock { ($0.request, $0.response) }
         if let summary, let request {
             mutable.withLock { $0.metrics = URLSessionTaskMetrics.lariat(request: request, response: response, summary: summary) }
@@ -237,29 +281,25 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Marks the request finished and runs every waiting handler.
-    func finish() {
-        runValidators()
-        let handlers = mutable.withLock { state -> [@Sendable () -> Void] in
-            guard !state.completed else { return [] }
-            state.completed = true
-            if state.state != .cancelled { state.state = .finished }  // a cancelled request stays cancelled
-            let handlers = state.pendingHandlers
-            state.pendingHandlers = []
-            return handlers
+    /// Stops the exchange on the wire without cancelling the request (a download's local file
+    /// failure): `error` is recorded first, so it is what the handlers see.
+    func abortExchange(with error: (URLRequest?) -> AFError) {
+        let afError = error(request)
+        let exchange = mutable.withLock { state -> Exchange? in
+            state.error = state.error ?? afError
+            return state.machine.activeExchange
         }
-        for handler in handlers { handler() }
+        exchange?.cancel(pool: session.pool)
     }
 
-    /// Adds a handler that runs once the request finished (at once if it already has), and
-    /// starts the request if the session starts requests on the first handler.
-    func appendResponseHandler(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = mutable.withLock { state -> Bool in
-            if state.completed { return true }
-            state.pendingHandlers.append(handler)
-            return false
+    /// Adds a handler that runs once the request finished (at once, on this thread, if it
+    /// already has), and starts the request if the session starts requests on the first handler.
+    func appendResponseHandler(_ handler: @escaping ResponseHandler) {
+        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
+            for handler in ready { handler(false) }
+        } else if session.startRequestsImmediately {
+            resume()
         }
-        if runNow { handler() } else if session.startRequestsImmediately { resume() }
     }
 }
 

@@ -90,11 +90,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Removes a multipart temporary file before the handlers run, whatever ended the request:
-    /// the exchange's end or failure, or a cancel before an exchange existed (which never
-    /// reaches ``didReceive(_:)``).
-    override func finish() {
+    /// the exchange's end or failure, a failed start, or a cancel before an exchange existed.
+    override func didComplete() {
         removeTemporaryFile()
-        super.finish()
+        super.didComplete()
     }
 
     private func removeTemporaryFile() {

@@ -1,0 +1,247 @@
+// A request's lifecycle as one value: user intents (resume, suspend, cancel, handlers) and the
+// transport's events in, effects out. No I/O and no user code: `Request` holds it in its mutex,
+// feeds it events, and performs the returned action outside the lock (STYLE.md §3).
+//
+// States, with the public `Request.State` each one shows:
+//
+//   initialized ───────resume──────▶ starting ──exchangeCreated──▶ running ──transportEnded──▶ completing ──finished──▶ finished
+//   (.initialized)                   (.resumed)                     (.resumed)                  (.resumed)                (.finished)
+//        │ suspend                    │ ▲ suspend/resume             │ cancel
+//        ▼                            ▼ │                            ▼
+//   suspendedBeforeStart ─resume─▶  starting(suspended)          cancelling ──transportEnded──▶ completing(cancelled)
+//   (.suspended)                    (.suspended)                  (.cancelled)                   (.cancelled) ──finished──▶ finished(cancelled)
+//                                     │ exchangeCreated
+//                                     ▼
+//                                   suspendedWithExchange ──resume──▶ running
+//                                   (.suspended)
+//
+//   starting ──cancel──▶ cancelledWhileStarting ──exchangeCreated / startFailed──▶ completing(cancelled)
+//   initialized, suspendedBeforeStart, suspendedWithExchange ──cancel──▶ completing(cancelled)
+//   starting ──startFailed──▶ completing
+//
+// Why `starting` is a state of its own: building the URLRequest runs user code (the request
+// modifier, adapters to come) outside the lock. The old `Request` read "not started yet" from
+// `exchange == nil`, so a suspend and a resume from another thread during that window started a
+// second exchange (issue 9, finding 5; `RequestLifecycleTests.resumeSuspendResumeRace`). Here
+// only the `resume` that leaves `initialized` or `suspendedBeforeStart` returns `startExchange`,
+// and `starting` is left only by the starter's own `exchangeCreated` or `startFailed`.
+//
+// Generic over the exchange and handler types so the table tests need no sockets.
+
+/// The lifecycle of one request; see the file comment for states and transitions.
+struct RequestStateMachine<Exchange, Handler> {
+    private enum State {
+        /// Created, never resumed. Exits: resume → starting; suspend → suspendedBeforeStart;
+        /// cancel → completing(cancelled).
+        case initialized
+        /// Suspended before anything was built. Exits: resume → starting; cancel → completing(cancelled).
+        case suspendedBeforeStart
+        /// One thread is building the URLRequest and the exchange (outside the lock).
+        /// `suspended`: a suspend arrived meanwhile, so the exchange is held when it comes.
+        /// Exits: exchangeCreated → running or suspendedWithExchange; startFailed → completing;
+        /// cancel → cancelledWhileStarting; suspend/resume toggle `suspended`.
+        case starting(suspended: Bool)
+        /// Cancelled while the starter builds; the starter's report finishes the request.
+        /// Exits: exchangeCreated (the exchange is dropped unsent) or startFailed → completing(cancelled).
+        case cancelledWhileStarting
+        /// Built while suspended; not handed to the pool. Exits: resume → running;
+        /// cancel → completing(cancelled) (no transport event will come: it never ran).
+        case suspendedWithExchange(Exchange)
+        /// Handed to the pool; transport events arrive. Exits: transportEnded → completing;
+        /// cancel → cancelling. Suspend has no effect: an HTTP/1.1 exchange cannot be paused.
+        case running(Exchange)
+        /// Told the transport to stop; waiting for its terminal event. Exit: transportEnded →
+        /// completing(cancelled).
+        case cancelling(Exchange)
+        /// The outcome is settled; the request records it and runs validators, then reports
+        /// `finished`. Exit: finished → finished.
+        case completing(cancelled: Bool)
+        /// Final: handlers ran; later handlers run at once.
+        case finished(cancelled: Bool)
+    }
+
+    /// What the caller must do, outside the lock.
+    enum Action {
+        /// Nothing.
+        case none
+        /// Build the URLRequest and the exchange on this thread, then report ``exchangeCreated(_:)``
+        /// or ``startFailed()``.
+        case startExchange
+        /// Hand the exchange to the connection pool.
+        case executeExchange(Exchange)
+        /// Tell the exchange to stop; its terminal event follows.
+        case cancelExchange(Exchange)
+        /// Record the head (and prepare for the body).
+        case deliverHead
+        /// Record the outcome, run validators, then report ``finished()``.
+        case complete
+        /// Run these response handlers, in order.
+        case runHandlers([Handler])
+    }
+
+    private var state = State.initialized
+    /// Handlers waiting for the request to finish; always empty once `finished`.
+    private var handlers: [Handler] = []
+
+    /// The public state this one shows (Alamofire's `Request.State`).
+    var publicState: Request.State {
+        switch state {
+        case .initialized: return .initialized
+        case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange: return .suspended
+        case .starting(suspended: false), .running, .completing(cancelled: false): return .resumed
+        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .finished(cancelled: true): return .cancelled
+        case .finished(cancelled: false): return .finished
+        }
+    }
+
+    /// Whether the request was cancelled (and the cancel took effect).
+    var isCancelled: Bool { publicState == .cancelled }
+
+    /// The exchange on the wire, if one is (running or being cancelled).
+    var activeExchange: Exchange? {
+        switch state {
+        case .running(let exchange), .cancelling(let exchange): return exchange
+        default: return nil
+        }
+    }
+
+    // MARK: User intents
+
+    /// `resume()` was called.
+    mutating func resume() -> Action {
+        switch state {
+        case .initialized, .suspendedBeforeStart:
+            state = .starting(suspended: false)
+            return .startExchange
+        case .starting:
+            // Resume racing the start on another thread: that thread builds the one exchange;
+            // this only lifts a suspend that arrived meanwhile.
+            state = .starting(suspended: false)
+            return .none
+        case .suspendedWithExchange(let exchange):
+            state = .running(exchange)
+            return .executeExchange(exchange)
+        case .running, .cancelledWhileStarting, .cancelling, .completing, .finished:
+            return .none  // Alamofire: resuming a running, cancelled or finished request does nothing.
+        }
+    }
+
+    /// `suspend()` was called.
+    mutating func suspend() -> Action {
+        switch state {
+        case .initialized:
+            state = .suspendedBeforeStart
+        case .starting:
+            // Suspend racing the start: the exchange is kept unsent when it comes.
+            state = .starting(suspended: true)
+        case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing, .finished:
+            break  // Already suspended, in flight (cannot pause), or over.
+        }
+        return .none
+    }
+
+    /// `cancel()` was called.
+    mutating func cancel() -> Action {
+        switch state {
+        case .initialized, .suspendedBeforeStart, .suspendedWithExchange:
+            state = .completing(cancelled: true)
+            return .complete
+        case .starting:
+            // The starter finishes the request when it reports back.
+            state = .cancelledWhileStarting
+            return .none
+        case .running(let exchange):
+            state = .cancelling(exchange)
+            return .cancelExchange(exchange)
+        case .cancelledWhileStarting, .cancelling, .completing, .finished:
+            // Cancel racing completion: the transport's end got here first, so the response
+            // stands and the cancel does nothing (as Alamofire's cancel of a finished request).
+            return .none
+        }
+    }
+
+    /// A response handler was added.
+    mutating func handlerAppended(_ handler: Handler) -> Action {
+        if case .finished = state { return .runHandlers([handler]) }
+        handlers.append(handler)
+        return .none
+    }
+
+    // MARK: Starter reports
+
+    /// The starter built the exchange.
+    mutating func exchangeCreated(_ exchange: Exchange) -> Action {
+        switch state {
+        case .starting(suspended: false):
+            state = .running(exchange)
+            return .executeExchange(exchange)
+        case .starting(suspended: true):
+            state = .suspendedWithExchange(exchange)
+            return .none
+        case .cancelledWhileStarting:
+            state = .completing(cancelled: true)  // The exchange is dropped: it never ran.
+            return .complete
+        default:
+            preconditionFailure("exchangeCreated in state \(state): only the starter reports it, once")
+        }
+    }
+
+    /// The starter could not build the request (the error is recorded by the caller).
+    mutating func startFailed() -> Action {
+        switch state {
+        case .starting:
+            state = .completing(cancelled: false)
+            return .complete
+        case .cancelledWhileStarting:
+            state = .completing(cancelled: true)
+            return .complete
+        default:
+            preconditionFailure("startFailed in state \(state): only the starter reports it, once")
+        }
+    }
+
+    // MARK: Transport events
+
+    /// The response head arrived.
+    mutating func transportHeadReceived() -> Action {
+        switch state {
+        case .running:
+            return .deliverHead
+        case .cancelling:
+            return .none  // Cancelled meanwhile: the head is not recorded; the end follows.
+        default:
+            preconditionFailure("response head in state \(state): heads come only from a running exchange")
+        }
+    }
+
+    /// The exchange ended: the whole response arrived, or it failed (a cancelled exchange fails).
+    mutating func transportEnded() -> Action {
+        switch state {
+        case .running:
+            state = .completing(cancelled: false)
+            return .complete
+        case .cancelling:
+            // Whether the transport saw the cancel or finished first, the user cancelled before
+            // the end reached us: the request reports explicitlyCancelled.
+            state = .completing(cancelled: true)
+            return .complete
+        default:
+            preconditionFailure("transport end in state \(state): an exchange ends once, and only after it ran")
+        }
+    }
+
+    // MARK: Finishing
+
+    /// The outcome was recorded and validators ran: hand out the handlers.
+    mutating func finished() -> Action {
+        guard case .completing(let cancelled) = state else {
+            preconditionFailure("finished in state \(state): finishing follows completing, once")
+        }
+        state = .finished(cancelled: cancelled)
+        let ready = handlers
+        handlers = []
+        return .runHandlers(ready)
+    }
+}
+
+extension RequestStateMachine.Action: Sendable where Exchange: Sendable, Handler: Sendable {}

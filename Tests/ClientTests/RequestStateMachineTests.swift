@@ -1,0 +1,238 @@
+// RequestStateMachine without sockets: events in, actions and the public state out.
+//
+// Exchanges are Ints and handlers Strings, so every action can be compared. The table covers
+// each state's exits and the races the file comment of RequestStateMachine names; the random
+// walk drives the machine like `Request` does (the starter reports once, the transport ends an
+// exchange once it ran) and checks the public state only moves as `canTransition(to:)` allows
+// and that at most one exchange is ever started.
+import Testing
+@testable import Client
+
+extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete): return true
+        case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
+        case (.runHandlers(let a), .runHandlers(let b)): return a == b
+        default: return false
+        }
+    }
+}
+
+@Suite("RequestStateMachine")
+struct RequestStateMachineTests {
+    typealias Machine = RequestStateMachine<Int, String>
+    typealias Action = Machine.Action
+
+    /// One input event.
+    enum Event: CustomStringConvertible {
+        case resume, suspend, cancel, created(Int), startFailed, head, ended, handler(String), finished
+
+        var description: String {
+            switch self {
+            case .resume: "resume"
+            case .suspend: "suspend"
+            case .cancel: "cancel"
+            case .created(let id): "created(\(id))"
+            case .startFailed: "startFailed"
+            case .head: "head"
+            case .ended: "ended"
+            case .handler(let name): "handler(\(name))"
+            case .finished: "finished"
+            }
+        }
+
+        func apply(to machine: inout Machine) -> Action {
+            switch self {
+            case .resume: machine.resume()
+            case .suspend: machine.suspend()
+            case .cancel: machine.cancel()
+            case .created(let id): machine.exchangeCreated(id)
+            case .startFailed: machine.startFailed()
+            case .head: machine.transportHeadReceived()
+            case .ended: machine.transportEnded()
+            case .handler(let name): machine.handlerAppended(name)
+            case .finished: machine.finished()
+            }
+        }
+    }
+
+    /// A scenario: events with the action each returns, and the public state at the end.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var steps: [(Event, Action)]
+        var final: Request.State
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        // The happy path: resume, build, run, head, end, finish.
+        Case(name: "happy path", steps: [
+            (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
+            (.head, .deliverHead), (.ended, .complete), (.finished, .runHandlers(["a"])),
+        ], final: .finished),
+        // A handler added after the end runs at once.
+        Case(name: "late handler runs at once", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.finished, .runHandlers([])), (.handler("late"), .runHandlers(["late"])),
+        ], final: .finished),
+        // Resume racing the start on another thread: one start only (issue 9, finding 5).
+        Case(name: "resume during start does not start again", steps: [
+            (.resume, .startExchange), (.resume, .none), (.created(1), .executeExchange(1)), (.resume, .none),
+        ], final: .resumed),
+        // The old bug's exact sequence: resume, then suspend + resume elsewhere during start.
+        Case(name: "suspend+resume during start: one exchange, sent", steps: [
+            (.resume, .startExchange), (.suspend, .none), (.resume, .none), (.created(1), .executeExchange(1)),
+        ], final: .resumed),
+        // Suspended during start: the exchange is held, sent on resume.
+        Case(name: "suspend during start holds the exchange", steps: [
+            (.resume, .startExchange), (.suspend, .none), (.created(7), .none), (.resume, .executeExchange(7)),
+        ], final: .resumed),
+        // Suspend before start, then resume starts it.
+        Case(name: "suspend before start", steps: [
+            (.suspend, .none), (.suspend, .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
+        ], final: .resumed),
+        // Suspend while running has no effect (an HTTP/1.1 exchange cannot be paused).
+        Case(name: "suspend while running is ignored", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .none),
+        ], final: .resumed),
+        // Cancel before resume: finish at once, never start.
+        Case(name: "cancel before resume", steps: [
+            (.handler("a"), .none), (.cancel, .complete), (.resume, .none), (.finished, .runHandlers(["a"])),
+        ], final: .cancelled),
+        // Cancel while suspended before start.
+        Case(name: "cancel while suspended", steps: [
+            (.suspend, .none), (.cancel, .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel during start: the starter's exchange is dropped unsent.
+        Case(name: "cancel during start drops the exchange", steps: [
+            (.resume, .startExchange), (.cancel, .none), (.resume, .none), (.created(1), .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel during a start that then fails.
+        Case(name: "cancel during a failing start", steps: [
+            (.resume, .startExchange), (.cancel, .none), (.startFailed, .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // A start that fails (bad URL) finishes, not cancelled.
+        Case(name: "start fails", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.finished, .runHandlers([])),
+        ], final: .finished),
+        // Cancel of a held exchange: it never ran, so no transport event will come.
+        Case(name: "cancel a held exchange", steps: [
+            (.resume, .startExchange), (.suspend, .none), (.created(3), .none), (.cancel, .complete),
+            (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel while running: the exchange is told, its failure finishes the request.
+        Case(name: "cancel while running", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.cancel, .cancelExchange(1)),
+            (.cancel, .none), (.head, .none), (.ended, .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel racing completion, completion first: the response stands.
+        Case(name: "cancel after the end is ignored", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete), (.cancel, .none),
+            (.finished, .runHandlers([])), (.cancel, .none),
+        ], final: .finished),
+        // Resume after finish does nothing.
+        Case(name: "resume after finish", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.finished, .runHandlers([])), (.resume, .none), (.suspend, .none),
+        ], final: .finished),
+    ]
+
+    @Test("transitions", arguments: cases)
+    func transitions(_ scenario: Case) {
+        var machine = Machine()
+        #expect(machine.publicState == .initialized)
+        for (index, (event, expected)) in scenario.steps.enumerated() {
+            let before = machine.publicState
+            let action = event.apply(to: &machine)
+            #expect(action == expected, "step \(index): \(event)")
+            let after = machine.publicState
+            #expect(after == before || before.canTransition(to: after), "step \(index): \(event): \(before) → \(after)")
+        }
+        #expect(machine.publicState == scenario.final)
+    }
+
+    @Test("the exchange on the wire is known while running or cancelling only")
+    func activeExchange() {
+        var machine = Machine()
+        _ = machine.resume()
+        #expect(machine.activeExchange == nil)
+        _ = machine.exchangeCreated(4)
+        #expect(machine.activeExchange == 4)
+        _ = machine.cancel()
+        #expect(machine.activeExchange == 4)
+        _ = machine.transportEnded()
+        #expect(machine.activeExchange == nil)
+    }
+
+    /// Random interleavings of user intents with the starter's and the transport's reports, as
+    /// `Request` produces them. Deterministic: a fixed-seed generator.
+    @Test("random walks keep one exchange and legal public transitions")
+    func randomWalks() {
+        var random = SplitMix(seed: 0x5EED)
+        for walk in 0..<2_000 {
+            var machine = Machine()
+            var starts = 0, startPending = false, executed: Int?, ended = false, completing = false
+            var finished = false, handlersAdded = 0, handlersRun = 0, trace: [String] = []
+            for _ in 0..<30 where !finished {
+                var choices: [Event] = [.resume, .suspend, .cancel, .handler("h")]
+                if startPending { choices += [.created(walk), .startFailed] }
+                if executed != nil, !ended { choices += [.head, .ended] }
+                if completing { choices.append(.finished) }
+                let event = choices[Int(random.next() % UInt64(choices.count))]
+                trace.append(event.description)
+                let before = machine.publicState
+                let action = event.apply(to: &machine)
+                #expect(before == machine.publicState || before.canTransition(to: machine.publicState), "\(trace)")
+                if case .handler = event { handlersAdded += 1 }
+                if case .created = event { startPending = false }
+                if case .startFailed = event { startPending = false }
+                if case .ended = event { ended = true }
+                switch action {
+                case .startExchange: starts += 1; startPending = true
+                case .executeExchange(let id): #expect(executed == nil, "\(trace)"); executed = id
+                case .complete: completing = true
+                case .runHandlers(let handlers):
+                    handlersRun += handlers.count
+                    if case .finished = event { finished = true; completing = false }
+                case .none, .cancelExchange, .deliverHead: break
+                }
+            }
+            #expect(starts <= 1, "\(trace)")
+            if finished { #expect(handlersRun == handlersAdded, "\(trace)") }
+        }
+    }
+
+    // Impossible transitions trap with the state in the message.
+    @Test("finishing twice traps")
+    func finishTwiceTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = RequestStateMachine<Int, String>()
+            _ = machine.cancel()
+            _ = machine.finished()
+            _ = machine.finished()
+        }
+    }
+
+    @Test("a transport end before any exchange traps")
+    func endBeforeStartTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = RequestStateMachine<Int, String>()
+            _ = machine.resume()
+            _ = machine.transportEnded()
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for the random walks.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
