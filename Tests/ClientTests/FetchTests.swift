@@ -5,6 +5,7 @@
 #if FullFoundation
 import Foundation
 import Testing
+import LariatTestSupport
 @testable import Client
 
 /// `fetch` next to the running test bundle, if it was built.
@@ -124,6 +125,34 @@ extension ClientIntegrationTests {
             let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
             return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), errorText)
         }
+    }
+}
+
+extension ClientIntegrationTests.FetchTests {
+    @Test("--connect-timeout 2 against a listener that never accepts: exit 28 in about 2 s")
+    func connectTimeout() throws {
+        // Used to wait for the request timeout (60 s): --connect-timeout was parsed and ignored.
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        let start = ContinuousClock.now
+        let result = try Self.run(["--connect-timeout", "2", "http://127.0.0.1:\(listener.port)/"])
+        let elapsed = milliseconds(since: start)
+        #expect(result.status == 28, "stderr: \(result.standardError)")
+        #expect(elapsed >= 1_900 && elapsed < 4_000, "exited after \(elapsed) ms")
+    }
+
+    @Test("a host that fails validation: exit 3, nothing connects", arguments: [
+        // NUL: used to connect to localhost and send the whole request with Host: x
+        ["-H", "Host: x", "http://localhost%00.evil.example:{port}/"],
+        ["http://127.0.0.1%2F.evil.example:{port}/"],
+        ["http://localhost%20:{port}/"],
+    ])
+    func refusedHost(_ arguments: [String]) throws {
+        let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
+        defer { server.stop() }
+        let result = try Self.run(["--max-time", "5"] + arguments.map { $0.replacingOccurrences(of: "{port}", with: "\(server.port)") })
+        #expect(result.status == 3, "stderr: \(result.standardError)")
+        #expect(server.connectionCount == 0)
     }
 }
 #endif
