@@ -1,6 +1,7 @@
 // The built `fetch` binary against `openssl s_server` on loopback, with the certificate lab:
 // curl's TLS spellings (--resolve, --cacert, --cert/--key/--pass/--cert-type, --crlfile,
-// --cert-status, --ciphers, --tlsv1.2/--tlsv1.3/--tls-max, --pinnedpubkey) and curl's exit codes.
+// --cert-status, --ciphers, --tlsv1.2/--tlsv1.3/--tls-max, --pinnedpubkey) and curl's exit codes;
+// then plain-HTTP rows against ScriptedServer: --connect-timeout (28) and refused hosts (3).
 // The binary is the one `swift build --build-tests` put next to the test bundle.
 #if FullFoundation
 import Foundation

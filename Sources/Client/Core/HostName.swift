@@ -13,7 +13,8 @@ import EventLoop
 ///   its sub-delimiters `!$&'()*+,;=`, which no DNS name uses; curl refuses them too). Labels are
 ///   1-63 bytes, the name at most 253 plus an optional final dot. ASCII labels keep their case,
 ///   so `HostResolver` overrides still match exactly. A label beginning `xn--` must be valid
-///   Punycode whose decoded form passes the Unicode rules below.
+///   Punycode that encodes back to itself, and its decoded form must pass the Unicode rules
+///   below except the NFKC one (`xn--strae-oqa`, `straße`, is accepted as an A-label).
 /// - **Unicode names**, converted label by label to A-labels (`bücher` → `xn--bcher-kva`). This
 ///   is a subset of IDNA 2008 / UTS 46 processing: the label is lowercased (Unicode default case
 ///   mapping), normalized to NFC, and each code point must be an ASCII letter, digit or `-`, or a
@@ -140,7 +141,9 @@ enum HostName {
         let body = String(label.dropFirst(4))
         guard let decoded = Punycode.decode(body), !decoded.allSatisfy(\.isASCII) else { throw .invalidALabel(label) }
         do {
-            try checkULabel(decoded)
+            // An A-label is already the wire form: `ß` and `ς`, PVALID in IDNA 2008, may be in it
+            // (Foundation's ICU parser produces `xn--strae-oqa` for `straße`).
+            try checkULabel(decoded, refusingUnmapped: false)
         } catch {
             throw .invalidALabel(label)
         }
@@ -150,7 +153,12 @@ enum HostName {
     }
 
     /// The IDNA 2008 rules Lariat checks on a lowercased, NFC label (see the type's comment).
-    private static func checkULabel(_ scalars: [Unicode.Scalar]) throws(Rejection) {
+    ///
+    /// - Parameters:
+    ///   - scalars: The label.
+    ///   - refusingUnmapped: Refuse what NFKC case folding would still change (a U-label Lariat
+    ///     mapped itself); `false` for a decoded A-label, which was mapped by whoever made it.
+    private static func checkULabel(_ scalars: [Unicode.Scalar], refusingUnmapped: Bool = true) throws(Rejection) {
         guard let first = scalars.first, let last = scalars.last else { throw .emptyLabel }
         if first == "-" || last == "-" { throw .invalidLabel("it starts or ends with a hyphen") }
         if scalars.count >= 4, scalars[2] == "-", scalars[3] == "-" { throw .invalidLabel("it has hyphens in its third and fourth places") }
@@ -166,7 +174,7 @@ enum HostName {
             case .lowercaseLetter, .otherLetter, .modifierLetter, .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber:
                 // Still changed by NFKC case folding (fullwidth forms, ligatures, ß, final
                 // sigma…): UTS 46 would map it, Lariat does not, so refuse rather than guess.
-                if scalar.properties.changesWhenNFKCCaseFolded { throw .forbidden(scalar) }
+                if refusingUnmapped, scalar.properties.changesWhenNFKCCaseFolded { throw .forbidden(scalar) }
             default:
                 throw .forbidden(scalar)
             }
