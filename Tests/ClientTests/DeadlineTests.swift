@@ -156,5 +156,21 @@ extension ClientIntegrationTests {
             #expect(transportError(error)?.kind == .timedOut)
             #expect(elapsed >= 350 && elapsed < 3_000, "timed out after \(elapsed) ms")
         }
-    }
+
+        @Test("timeoutIntervalForResource bounds a response that keeps trickling in")
+        func resourceDeadlineOnTrickle() async throws {
+            // One byte every 100 ms: the 60 s idle limit never fires; the 1 s total must.
+            var script: [ScriptedServer.Step] = [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")]
+            for _ in 0..<100 { script += [.send("x"), .sleep(.milliseconds(100))] }
+            let server = try ScriptedServer(script: script + [.close])
+            defer { server.stop() }
+            let configuration = URLSessionConfiguration.af.default
+            configuration.timeoutIntervalForResource = 1
+            let start = ContinuousClock.now
+            let response = await Session(configuration: configuration).request(loopbackURL(server)).serializingData().response
+            let elapsed = milliseconds(since: start)
+            #expect(sessionTaskURLError(response.result)?.code == .timedOut, "\(response.result)")
+            #expect(elapsed >= 900 && elapsed < 3_000, "timed out after \(elapsed) ms")
+        }
+}
 }

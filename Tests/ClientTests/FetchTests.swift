@@ -1,7 +1,8 @@
 // The built `fetch` binary against `openssl s_server` on loopback, with the certificate lab:
 // curl's TLS spellings (--resolve, --cacert, --cert/--key/--pass/--cert-type, --crlfile,
 // --cert-status, --ciphers, --tlsv1.2/--tlsv1.3/--tls-max, --pinnedpubkey) and curl's exit codes;
-// then plain-HTTP rows against ScriptedServer: --connect-timeout (28) and refused hosts (3).
+// then plain-HTTP rows against ScriptedServer: --connect-timeout and --max-time (28), refused
+// hosts (3).
 // The binary is the one `swift build --build-tests` put next to the test bundle.
 #if FullFoundation
 import Foundation
@@ -154,6 +155,31 @@ extension ClientIntegrationTests.FetchTests {
         let result = try Self.run(["--max-time", "5"] + arguments.map { $0.replacingOccurrences(of: "{port}", with: "\(server.port)") })
         #expect(result.status == 3, "stderr: \(result.standardError)")
         #expect(server.connectionCount == 0)
+    }
+}
+
+extension ClientIntegrationTests.FetchTests {
+    /// A chunked response that never ends on its own: 1 KiB chunks every 50 ms for 30 s, so the
+    /// idle limit never fires and only the total deadline can stop it.
+    static func endlessChunkedBody() -> [ScriptedServer.Step] {
+        let chunk = "400\r\n" + String(repeating: "x", count: 1024) + "\r\n"
+        var script: [ScriptedServer.Step] = [.expectRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")]
+        for _ in 0..<600 { script += [.send(chunk), .sleep(.milliseconds(50))] }
+        return script + [.close]
+    }
+
+    @Test("--max-time 2 -o FILE on an endless body: exit 28 in about 2 s")
+    func maxTimeEndlessBody() throws {
+        // Used to run until the server quit (growing without bound) and exit 0.
+        let server = try ScriptedServer(script: Self.endlessChunkedBody())
+        defer { server.stop() }
+        let output = NSTemporaryDirectory() + "fetch-endless-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let start = ContinuousClock.now
+        let result = try Self.run(["--max-time", "2", "-o", output, "http://127.0.0.1:\(server.port)/"])
+        let elapsed = milliseconds(since: start)
+        #expect(result.status == 28, "stderr: \(result.standardError)")
+        #expect(elapsed >= 1_900 && elapsed < 4_000, "exited after \(elapsed) ms")
     }
 }
 #endif
