@@ -38,7 +38,15 @@ final class ConnectDriver: SocketHandler {
     func start(_ target: Target) {
         isStarting = true
         defer { isStarting = false }
-        overallTimer = loop.scheduleTimer(after: connector.timeout) { [self] in
+        let now = Deadline.now()
+        let limit = min(now + connector.timeout, connector.deadline)
+        guard limit > now else {
+            // No time at all (a zero or negative timeout, or a deadline already past): fail
+            // without opening a socket. Delivered on the next tick, as `isStarting` is set.
+            perform(machine.abort(SocketError(kind: .timedOut, syscall: "connect", host: host)))
+            return
+        }
+        overallTimer = loop.scheduleTimer(at: limit) { [self] in
             overallTimer = nil
             abort(SocketError(kind: .timedOut, syscall: "connect", host: host))
         }

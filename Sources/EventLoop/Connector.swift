@@ -10,9 +10,14 @@
 /// Opens TCP connections on an ``EventLoop``: name resolution off the loop, IPv4 and IPv6,
 /// every address tried (RFC 8305 Happy Eyeballs), `TCP_NODELAY`, an overall timeout.
 public struct Connector: Sendable {
-    /// The whole operation's time limit (resolution plus every attempt). Must be positive.
-    /// Defaults to 60 seconds, `URLRequest`'s default timeout.
+    /// The whole operation's time limit (resolution plus every attempt), from the call to
+    /// `connect`. Defaults to 60 seconds, `URLRequest`'s default timeout. Any value is accepted:
+    /// zero or negative fails with ``SocketError/Kind/timedOut`` without trying (after `connect`
+    /// returns, like every outcome); a huge one saturates at ``Deadline/distantFuture``.
     public var timeout: Duration
+    /// A point by which the operation must also be over, whichever of it and ``timeout`` comes
+    /// first (a request's total deadline). ``Deadline/distantFuture`` (the default): none.
+    public var deadline: Deadline
     /// How long an attempt may stay pending before the next address is tried in parallel
     /// (RFC 8305 "Connection Attempt Delay"). Defaults to 250 ms, the RFC's recommendation.
     public var attemptDelay: Duration
@@ -24,16 +29,18 @@ public struct Connector: Sendable {
     /// Creates a connector.
     ///
     /// - Parameters:
-    ///   - timeout: Overall limit, 60 s by default; must be positive.
+    ///   - timeout: Overall limit, 60 s by default; zero or negative times out at once.
+    ///   - deadline: A point the operation must also end by; none by default.
     ///   - attemptDelay: Delay before racing the next address, 250 ms by default.
     ///   - addressOverrides: Host-to-addresses map that bypasses resolution, empty by default.
     public init(
         timeout: Duration = .seconds(60),
+        deadline: Deadline = .distantFuture,
         attemptDelay: Duration = .milliseconds(250),
         addressOverrides: [String: [SocketAddress]] = [:]
     ) {
-        precondition(timeout > .zero, "Connector.timeout must be positive")
         self.timeout = timeout
+        self.deadline = deadline
         self.attemptDelay = attemptDelay
         self.addressOverrides = addressOverrides
     }
@@ -86,7 +93,7 @@ public struct Connector: Sendable {
     ///   - host: Name or IP literal.
     ///   - port: TCP port.
     ///   - loop: The loop the socket will live on; the call must be made on it.
-    ///   - timeout: Overall limit; must be positive.
+    ///   - timeout: Overall limit; zero or negative times out at once.
     ///   - addressOverrides: Host-to-addresses map that bypasses resolution, empty by default.
     ///   - completion: Called once on `loop` with the socket or the error.
     /// - Returns: A handle that can cancel the attempt from any thread.

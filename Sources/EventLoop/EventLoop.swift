@@ -221,10 +221,24 @@ public final class EventLoop: @unchecked Sendable {
     private func nextTimeout() -> Int32 {
         if !localTasks.isEmpty { return 0 }
         guard let deadline = timers.earliestDeadline else { return -1 }
-        let remaining = deadline.uptimeNanoseconds &- Deadline.now().uptimeNanoseconds
-        if remaining <= 0 { return 0 }
-        let milliseconds = (remaining + 999_999) / 1_000_000
-        return Int32(clamping: milliseconds)
+        return Self.pollTimeout(until: deadline, now: .now())
+    }
+
+    /// The `epoll_wait` timeout that sleeps until `deadline`: milliseconds rounded up (so the
+    /// loop never wakes just before a timer is due), `0` if it is due, clamped to `Int32.max`.
+    ///
+    /// No intermediate can overflow: the remaining time is divided before it is rounded up (a
+    /// timer at ``Deadline/distantFuture`` used to overflow `remaining + 999_999`).
+    /// - Parameters:
+    ///   - deadline: The earliest timer's deadline.
+    ///   - now: The current time.
+    /// - Returns: Milliseconds to wait.
+    static func pollTimeout(until deadline: Deadline, now: Deadline) -> Int32 {
+        let remaining = deadline - now
+        guard remaining > .zero else { return 0 }
+        let nanoseconds = remaining.saturatingNanoseconds
+        let (milliseconds, leftover) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        return Int32(clamping: leftover > 0 ? milliseconds + 1 : milliseconds)
     }
 
     /// Runs the tasks other threads queued. Returns `true` if the loop must stop.

@@ -5,10 +5,11 @@
 //         [--max-time S] [--connect-timeout S] [-f] [--resolve HOST:PORT:ADDR]... [TLS options]
 //   (TLS options: FetchOptions.usage and FetchTLS.swift.)
 //
-// Exit status: 0 on success; 22 for HTTP errors with -f (as curl); 6 unknown host, 7 connection
-// refused, 28 timeout, 8 malformed response, 35 TLS handshake, 56 connection lost, 58 unusable
-// client certificate, 59 cipher list, 60 untrusted certificate, 77 CA file, 82 CRL file, 90 pinned
-// key mismatch, 91 --cert-status failure, 49 bad --resolve, 1 otherwise (curl's codes).
+// Exit status: 0 on success; 22 for HTTP errors with -f (as curl); 3 malformed URL or host name,
+// 6 unknown host, 7 connection refused, 28 timeout (--connect-timeout while connecting,
+// --max-time for the whole transfer), 8 malformed response, 35 TLS handshake, 56 connection lost,
+// 58 unusable client certificate, 59 cipher list, 60 untrusted certificate, 77 CA file, 82 CRL
+// file, 90 pinned key mismatch, 91 --cert-status failure, 49 bad --resolve, 1 otherwise (curl's).
 
 import Client
 
@@ -31,7 +32,14 @@ struct Fetch {
             fail("fetch: \(error)\n\(FetchOptions.usage)", status: 2)
         }
         let configuration = URLSessionConfiguration.af.default
-        if let maxTime = options.maxTime { configuration.timeoutIntervalForRequest = maxTime }
+        if let maxTime = options.maxTime {
+            // curl's --max-time bounds the whole transfer, connecting included: the total
+            // (resource) deadline. curl has no idle timeout; a silence cannot outlast the total,
+            // so the idle limit is raised to match rather than left at 60 s.
+            configuration.timeoutIntervalForResource = maxTime
+            configuration.timeoutIntervalForRequest = maxTime
+        }
+        if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
         if options.insecure { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -60,7 +68,6 @@ struct Fetch {
             fail("fetch: invalid URL \(options.url)", status: 3)
         }
         request.httpBody = options.body
-        if let maxTime = options.maxTime { request.timeoutInterval = maxTime }
         let started = Date()
         let dataRequest = session.request(request)
         let response = await dataRequest.serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: Set([.head, .get, .post, .put, .delete, .patch, .options])).response
@@ -104,6 +111,7 @@ struct Fetch {
     ///   - certificateStatusRequired: `--cert-status` was given: a failure found by the stapled
     ///     OCSP check is 91 (CURLE_SSL_INVALIDCERTSTATUS) rather than 60.
     static func exitStatus(for error: AFError, certificateStatusRequired: Bool) -> Int32 {
+        if case .invalidURL = error { return 3 }  // curl: CURLE_URL_MALFORMAT (a host that fails validation)
         if certificateStatusRequired, trustFailure(in: error)?.origin == .stapledOCSP { return 91 }
         if case .serverTrustEvaluationFailed(let reason) = error {
             if case .publicKeyPinningFailed = reason { return 90 }  // curl: CURLE_SSL_PINNEDPUBKEYNOTMATCH

@@ -1,10 +1,13 @@
 // The built `fetch` binary against `openssl s_server` on loopback, with the certificate lab:
 // curl's TLS spellings (--resolve, --cacert, --cert/--key/--pass/--cert-type, --crlfile,
-// --cert-status, --ciphers, --tlsv1.2/--tlsv1.3/--tls-max, --pinnedpubkey) and curl's exit codes.
+// --cert-status, --ciphers, --tlsv1.2/--tlsv1.3/--tls-max, --pinnedpubkey) and curl's exit codes;
+// then plain-HTTP rows against ScriptedServer: --connect-timeout and --max-time (28), refused
+// hosts (3).
 // The binary is the one `swift build --build-tests` put next to the test bundle.
 #if FullFoundation
 import Foundation
 import Testing
+import LariatTestSupport
 @testable import Client
 
 /// `fetch` next to the running test bundle, if it was built.
@@ -124,6 +127,59 @@ extension ClientIntegrationTests {
             let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
             return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), errorText)
         }
+    }
+}
+
+extension ClientIntegrationTests.FetchTests {
+    @Test("--connect-timeout 2 against a listener that never accepts: exit 28 in about 2 s")
+    func connectTimeout() throws {
+        // Used to wait for the request timeout (60 s): --connect-timeout was parsed and ignored.
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        let start = ContinuousClock.now
+        let result = try Self.run(["--connect-timeout", "2", "http://127.0.0.1:\(listener.port)/"])
+        let elapsed = milliseconds(since: start)
+        #expect(result.status == 28, "stderr: \(result.standardError)")
+        #expect(elapsed >= 1_900 && elapsed < 4_000, "exited after \(elapsed) ms")
+    }
+
+    @Test("a host that fails validation: exit 3, nothing connects", arguments: [
+        // NUL: used to connect to localhost and send the whole request with Host: x
+        ["-H", "Host: x", "http://localhost%00.evil.example:{port}/"],
+        ["http://127.0.0.1%2F.evil.example:{port}/"],
+        ["http://localhost%20:{port}/"],
+    ])
+    func refusedHost(_ arguments: [String]) throws {
+        let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
+        defer { server.stop() }
+        let result = try Self.run(["--max-time", "5"] + arguments.map { $0.replacingOccurrences(of: "{port}", with: "\(server.port)") })
+        #expect(result.status == 3, "stderr: \(result.standardError)")
+        #expect(server.connectionCount == 0)
+    }
+}
+
+extension ClientIntegrationTests.FetchTests {
+    /// A chunked response that never ends on its own: 1 KiB chunks every 50 ms for 30 s, so the
+    /// idle limit never fires and only the total deadline can stop it.
+    static func endlessChunkedBody() -> [ScriptedServer.Step] {
+        let chunk = "400\r\n" + String(repeating: "x", count: 1024) + "\r\n"
+        var script: [ScriptedServer.Step] = [.expectRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")]
+        for _ in 0..<600 { script += [.send(chunk), .sleep(.milliseconds(50))] }
+        return script + [.close]
+    }
+
+    @Test("--max-time 2 -o FILE on an endless body: exit 28 in about 2 s")
+    func maxTimeEndlessBody() throws {
+        // Used to run until the server quit (growing without bound) and exit 0.
+        let server = try ScriptedServer(script: Self.endlessChunkedBody())
+        defer { server.stop() }
+        let output = NSTemporaryDirectory() + "fetch-endless-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let start = ContinuousClock.now
+        let result = try Self.run(["--max-time", "2", "-o", output, "http://127.0.0.1:\(server.port)/"])
+        let elapsed = milliseconds(since: start)
+        #expect(result.status == 28, "stderr: \(result.standardError)")
+        #expect(elapsed >= 1_900 && elapsed < 4_000, "exited after \(elapsed) ms")
     }
 }
 #endif

@@ -159,21 +159,34 @@ public final class Session: Sendable {
 
     // MARK: Mapping to the wire
 
-    /// Turns a URLRequest into what the transport sends: default headers added, framing decided,
-    /// fields checked for injection by Wire when serialized.
+    /// Turns a URLRequest into what the transport sends: host checked and converted to A-labels,
+    /// default headers added, framing decided, timeouts converted (fields are checked for
+    /// injection by Wire when serialized).
     /// - Parameters:
     ///   - request: The request.
     ///   - uploadBody: An upload's body (a file streamed from disk, or bytes); `nil` sends
     ///     `request.httpBody`.
-    func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil) throws -> TransportRequest {
+    ///   - start: When the request started, for the total deadline
+    ///     (`timeoutIntervalForResource`); now by default. A retry passes its first start.
+    /// - Throws: `AFError.invalidURL` for a URL that is not http(s) or whose host breaks
+    ///   ``HostName``'s rules; `AFError.sessionTaskFailed` with `URLError.timedOut` for a timeout
+    ///   that is zero, negative or NaN (``TimeoutLimit``).
+    func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
         guard let url = request.url else { throw AFError.invalidURL(url: "") }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw AFError.invalidURL(url: url)
         }
-        guard let host = url.host(percentEncoded: false), !host.isEmpty else { throw AFError.invalidURL(url: url) }
+        guard let decodedHost = url.host(percentEncoded: false), !decodedHost.isEmpty else { throw AFError.invalidURL(url: url) }
+        // Checked after percent-decoding and before anything resolves or sends it: `%00`, `%2F`,
+        // `%40` and friends never reach the resolver, the `Host` line, SNI or trust checks.
+        let bareHost: String
+        do {
+            bareHost = try HostName.wireForm(of: decodedHost)
+        } catch {
+            throw AFError.invalidURL(url: url)
+        }
         let isTLS = scheme == "https"
         let port = url.port ?? (isTLS ? 443 : 80)
-        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let hostForHeader = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
         var authority = (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
 
@@ -207,15 +220,19 @@ public final class Session: Sendable {
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         // URLSession's rule: the request's own timeout when it set one, else the configuration's
         // (`configuration.timeoutIntervalForRequest = 10` is how Alamofire users set timeouts).
-        let timeout = request.hasExplicitTimeout && request.timeoutInterval > 0
-            ? request.timeoutInterval : settings.timeoutIntervalForRequest
+        let idleTimeout = request.hasExplicitTimeout
+            ? try TimeoutLimit.duration(request.timeoutInterval, setting: "URLRequest.timeoutInterval", url: url)
+            : try TimeoutLimit.duration(settings.timeoutIntervalForRequest, setting: "timeoutIntervalForRequest", url: url)
+        let connectTimeout = try TimeoutLimit.duration(settings.timeoutIntervalForConnect, setting: "timeoutIntervalForConnect", url: url)
+        let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
         return TransportRequest(
             key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
             body: body,
             isIdempotent: Self.isIdempotent(method),
-            idleTimeout: .milliseconds(Int64(timeout * 1000)),
-            connectTimeout: .milliseconds(Int64(timeout * 1000))
+            idleTimeout: idleTimeout,
+            connectTimeout: connectTimeout,
+            deadline: total.map { start + $0 } ?? .distantFuture
         )
     }
 }

@@ -53,7 +53,10 @@ public struct URLRequest: Sendable {
 
     /// Seconds the request may stay idle (no bytes moving) before it fails with `URLError.timedOut`.
     /// `60` by default. As with URLSession, a value you set (here or in `init`) wins; while it is
-    /// the default, the session's `timeoutIntervalForRequest` applies.
+    /// the default, the session's `timeoutIntervalForRequest` applies. `.infinity` means none;
+    /// zero, negative or NaN make the request fail at once with `URLError.timedOut` (see
+    /// ``URLSessionConfiguration/timeoutIntervalForRequest``). The total time is bounded by the
+    /// session's ``URLSessionConfiguration/timeoutIntervalForResource``.
     public var timeoutInterval: TimeInterval {
         didSet { hasExplicitTimeout = true }
     }

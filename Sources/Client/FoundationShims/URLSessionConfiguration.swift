@@ -23,6 +23,7 @@ public final class URLSessionConfiguration: Sendable {
     struct Settings: Sendable, Equatable {
         var timeoutIntervalForRequest: TimeInterval = 60
         var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
+        var timeoutIntervalForConnect: TimeInterval = .infinity
         var httpAdditionalHeaders: [String: String]?
         var httpMaximumConnectionsPerHost = 6
         var httpShouldUsePipelining = false
@@ -64,17 +65,43 @@ public final class URLSessionConfiguration: Sendable {
         URLSessionConfiguration(settings)
     }
 
-    /// Seconds a request may wait for more data before failing with `URLError.timedOut`. `60` by
-    /// default. A request's own `timeoutInterval`, when set, takes precedence.
+    /// Seconds a request may stay silent (no byte received or taken by the server) before
+    /// failing with `URLError.timedOut`: the idle timeout, reset by every byte. `60` by default.
+    ///
+    /// A request's own ``URLRequest/timeoutInterval``, when set, takes precedence. Connecting is
+    /// bounded by it too, unless ``timeoutIntervalForConnect`` is shorter.
+    ///
+    /// Values (this and every other `timeoutInterval…`): `.infinity` (or more than about 292
+    /// years) means no limit; any positive value is used to the nanosecond; zero, negative or NaN
+    /// make each request fail at once with `URLError.timedOut`, whose underlying `TransportError`
+    /// names the setting (Apple documents no meaning for them; Lariat never traps on them).
     public var timeoutIntervalForRequest: TimeInterval {
         get { state.withLock { $0.timeoutIntervalForRequest } }
         set { state.withLock { $0.timeoutIntervalForRequest = newValue } }
     }
 
-    /// Seconds a whole request, retries included, may take. Seven days by default.
+    /// Seconds a whole request may take, from its start (waiting for a connection, connecting,
+    /// sending and receiving the entire body) before failing with `URLError.timedOut`: the total
+    /// deadline, never reset (curl's `--max-time`). Seven days by default, as on Apple platforms.
+    ///
+    /// Values follow ``timeoutIntervalForRequest``'s rules.
     public var timeoutIntervalForResource: TimeInterval {
         get { state.withLock { $0.timeoutIntervalForResource } }
         set { state.withLock { $0.timeoutIntervalForResource = newValue } }
+    }
+
+    /// Seconds a request may spend establishing a new connection (name resolution, every TCP
+    /// attempt, the TLS handshake) before failing with `URLError.timedOut` (curl's
+    /// `--connect-timeout`). `.infinity` by default: none of its own, the idle timeout
+    /// (``timeoutIntervalForRequest``) and the total (``timeoutIntervalForResource``) still apply.
+    ///
+    /// Lariat's addition: Apple's `URLSessionConfiguration` has no such property (there,
+    /// connecting counts against the request timeout). A request served by a pooled connection
+    /// does not connect, so this limit does not apply to it. Values follow
+    /// ``timeoutIntervalForRequest``'s rules.
+    public var timeoutIntervalForConnect: TimeInterval {
+        get { state.withLock { $0.timeoutIntervalForConnect } }
+        set { state.withLock { $0.timeoutIntervalForConnect = newValue } }
     }
 
     /// Header fields added to every request that does not already set them. `nil` by default.
