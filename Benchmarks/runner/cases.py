@@ -84,6 +84,11 @@ TARGETS = {
 }
 
 # The Swift peers built from this package, and the reference tools called directly.
-SWIFT_PEERS = ["lariat", "ahc", "urlsession"]
+# `lariat-loop` is peer-lariat with the whole workload inside `withTaskExecutorPreference` of
+# the loop its connections live on (LARIAT_PEER_EXECUTOR=loop, see peer-lariat/main.swift).
+SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"]
+# Peers that are another peer's binary run in a mode selected by environment variables.
+PEER_BINARIES = {"lariat-loop": "lariat"}
+PEER_ENVIRONMENT = {"lariat-loop": {"LARIAT_PEER_EXECUTOR": "loop"}}
 REFERENCES = ["curl", "wrk"]
 ALL_CLIENTS = SWIFT_PEERS + REFERENCES
