@@ -64,6 +64,29 @@ extension EventLoopTests {
             #expect(resumedOnPreferred)
         }
 
+        @Test func nonisolatedCodeIsBackOnTheLoopAfterAwaitingAnActor() async {
+            actor Counter {
+                var value = 0
+                func bump() -> Int {
+                    value += 1
+                    return value
+                }
+            }
+            let loop = EventLoopGroup.shared.next()
+            let counter = Counter()
+            let (values, onLoop) = await withTaskExecutorPreference(loop) { () -> ([Int], Bool) in
+                var values: [Int] = []
+                var onLoop = true
+                for _ in 0..<5 {
+                    values.append(await counter.bump())
+                    onLoop = onLoop && loop.inEventLoop
+                }
+                return (values, onLoop)
+            }
+            #expect(values == [1, 2, 3, 4, 5])
+            #expect(onLoop)
+        }
+
         @Test func childTasksStartOnTheLoopInTheOrderTheyWereAdded() async {
             let loop = EventLoopGroup.shared.next()
             let count = 500
