@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from runner import clients as client_defs  # noqa: E402
 from runner import report  # noqa: E402
-from runner.cases import ALL_CLIENTS, CASES, CASES_BY_NAME, SWIFT_PEERS  # noqa: E402
+from runner.cases import ALL_CLIENTS, CASES, CASES_BY_NAME, PEER_BINARIES, SWIFT_PEERS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -92,7 +92,7 @@ def build_peers(no_build: bool) -> None:
 
 
 def peer_binary(name: str) -> Path:
-    return HERE / ".build" / "release" / f"peer-{name}"
+    return HERE / ".build" / "release" / f"peer-{PEER_BINARIES.get(name, name)}"
 
 
 class Nginx:

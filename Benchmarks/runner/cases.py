@@ -83,7 +83,23 @@ TARGETS = {
     "cold-start": Target({"curl": 1.0}),
 }
 
+# Issue 9's targets (transport core), checked beside Issue 5's: ratios in one run. The executor
+# preference (`lariat-loop`) has its own, higher floor against wrk on seq-1k.
+ISSUE9_TARGETS = {
+    "seq-1k": Target({"ahc": 2.0, "wrk": 0.75}),
+    "concurrent-64": Target({"ahc": 2.5}),
+    "json": Target({"ahc": 1.6}),
+    "https-seq-1k": Target({"ahc": 2.0}),
+    "https-concurrent-64": Target({"ahc": 2.0}),
+}
+ISSUE9_SUBJECT_TARGETS = {"lariat-loop": {"seq-1k": Target({"ahc": 2.0, "wrk": 0.85})}}
+
 # The Swift peers built from this package, and the reference tools called directly.
-SWIFT_PEERS = ["lariat", "ahc", "urlsession"]
+# `lariat-loop` is peer-lariat with the whole workload inside `withTaskExecutorPreference` of
+# the loop its connections live on (LARIAT_PEER_EXECUTOR=loop, see peer-lariat/main.swift).
+SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"]
+# Peers that are another peer's binary run in a mode selected by environment variables.
+PEER_BINARIES = {"lariat-loop": "lariat"}
+PEER_ENVIRONMENT = {"lariat-loop": {"LARIAT_PEER_EXECUTOR": "loop"}}
 REFERENCES = ["curl", "wrk"]
 ALL_CLIENTS = SWIFT_PEERS + REFERENCES

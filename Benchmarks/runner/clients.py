@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from .cases import Case
+from .cases import PEER_ENVIRONMENT, Case
 
 SEQ_WARMUP = 10  # same default as the Swift peers (Workload.defaultWarmup)
 
@@ -110,6 +110,7 @@ def peer(binary: Path, client: str, case: Case, ctx: Context) -> Invocation:
         return {key: value for key, value in result.items() if isinstance(value, (int, float))}
 
     env = tls_env(case, ctx)
+    env.update(PEER_ENVIRONMENT.get(client, {}))
     if client == "urlsession" and case.scheme == "https":
         wrapped = system_ca_namespace(argv, ctx.ca_file)
         if wrapped is not None:

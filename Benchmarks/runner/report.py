@@ -4,7 +4,7 @@ import json
 import statistics
 from typing import Dict, List, Optional
 
-from .cases import CASES_BY_NAME, TARGETS
+from .cases import CASES_BY_NAME, ISSUE9_SUBJECT_TARGETS, ISSUE9_TARGETS, TARGETS, Target
 
 UNITS = {"rps": "req/s", "mbps": "MB/s", "sps": "runs/s"}
 
@@ -43,12 +43,14 @@ def summarize(runs: Dict[str, Dict[str, List[dict]]], subject: str) -> dict:
                 ratios[client] = {"median": statistics.median(per_run), "min": min(per_run),
                                   "max": max(per_run), "runs": len(per_run)}
         summary[case_name] = {"metric": case.metric, "clients": clients, "ratios": ratios,
-                              "targets": target_checks(case_name, clients.get(subject), ratios)}
+                              "targets": target_checks(TARGETS.get(case_name), clients.get(subject), ratios),
+                              "issue9_targets": target_checks(
+                                  ISSUE9_SUBJECT_TARGETS.get(subject, {}).get(case_name, ISSUE9_TARGETS.get(case_name)),
+                                  clients.get(subject), ratios)}
     return summary
 
 
-def target_checks(case_name: str, subject_entry: Optional[dict], ratios: dict) -> List[dict]:
-    target = TARGETS.get(case_name)
+def target_checks(target: Optional[Target], subject_entry: Optional[dict], ratios: dict) -> List[dict]:
     if target is None or subject_entry is None or subject_entry.get("ok", 0) == 0:
         return []
     checks = []
@@ -109,10 +111,12 @@ def print_tables(summary: dict, clients: List[str], subject: str, notes: Dict[st
             r = entry["ratios"].get(client)
             cells.append(f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f})" if r else "-")
         print(f"{case_name:<24} " + " ".join(f"{cell:>20}" for cell in cells))
-    checks = [(name, check) for name, entry in summary.items() for check in entry["targets"]]
-    if checks:
+    for key, title in (("targets", "Issue 5"), ("issue9_targets", "Issue 9")):
+        checks = [(name, check) for name, entry in summary.items() for check in entry.get(key, [])]
+        if not checks:
+            continue
         print()
-        print(f"Issue 5 targets for {subject}:")
+        print(f"{title} targets for {subject}:")
         for name, check in checks:
             mark = {True: "met", False: "MISSED", None: "n/a"}[check["met"]]
             value = check["value"]

@@ -21,6 +21,8 @@
 //   timeout, rounded UP to whole milliseconds so the loop never wakes early and spins.
 //   Timers therefore fire 0-1 ms late; fine for connect, idle and request deadlines.
 //   `rescheduleTimer` moves a pending timer in O(log n) without a new closure allocation.
+// - Swift tasks: the loop is also a `TaskExecutor` (EventLoop+TaskExecutor.swift). A job travels
+//   the same two queues as a closure task, stored as `LoopWork.job` so it costs no allocation.
 // - Iteration order: epoll_wait -> socket events -> remote tasks (if woken) -> due timers ->
 //   local tasks. Tasks queued while running go to the next iteration (epoll timeout 0).
 // - Ownership: the Selector table holds each open Socket strongly until `close()`; a socket
@@ -42,7 +44,7 @@ public final class EventLoop: @unchecked Sendable {
     /// State shared with other threads, guarded by `remote`.
     private struct RemoteState {
         enum Phase { case running, stopping, stopped }
-        var tasks: [@Sendable () -> Void] = []
+        var tasks: [RemoteWork] = []
         /// An eventfd write happened since the loop last drained `tasks`.
         var wakeupPending = false
         var phase = Phase.running
@@ -57,9 +59,9 @@ public final class EventLoop: @unchecked Sendable {
     public let name: String
 
     // Loop-confined state.
-    private var localTasks: [() -> Void] = []
-    private var runningTasks: [() -> Void] = []
-    private var remoteBatch: [@Sendable () -> Void] = []
+    private var localTasks: [LocalWork] = []
+    private var runningTasks: [LocalWork] = []
+    private var remoteBatch: [RemoteWork] = []
     private var timers = TimerHeap()
     /// Scratch iovecs for `Socket.writev`, so a write never allocates.
     let iovecs: UnsafeMutablePointer<iovec>
@@ -100,18 +102,27 @@ public final class EventLoop: @unchecked Sendable {
     /// - Parameter task: The work to run on the loop.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         if inEventLoop {
-            localTasks.append(task)
+            localTasks.append(.task(task))
             return
         }
-        let mustWake = remote.withLock { state -> Bool in
-            guard state.phase != .stopped else { return false }
-            state.tasks.append(task)
-            guard !state.wakeupPending else { return false }
+        _ = enqueueRemote(.task(task))
+    }
+
+    /// Appends `work` to the remote queue and wakes the loop if needed. Any thread but the loop's.
+    ///
+    /// - Parameter work: What to run on the loop.
+    /// - Returns: `false` if the loop has stopped, so `work` was not queued.
+    func enqueueRemote(_ work: RemoteWork) -> Bool {
+        let queued = remote.withLock { state -> (queued: Bool, mustWake: Bool) in
+            guard state.phase != .stopped else { return (false, false) }
+            state.tasks.append(work)
+            guard !state.wakeupPending else { return (true, false) }
             state.wakeupPending = true
             wakersInFlight.add(1, ordering: .relaxed)  // visible to teardown through the lock
-            return true
+            return (true, true)
         }
-        if mustWake { wakeOutsideLock() }
+        if queued.mustWake { wakeOutsideLock() }
+        return queued.queued
     }
 
     /// Writes the eventfd for a waker registered under the lock, then deregisters it.
@@ -123,7 +134,13 @@ public final class EventLoop: @unchecked Sendable {
     /// Queues a loop-confined task for the next iteration. Loop-only.
     func executeLocal(_ task: @escaping () -> Void) {
         preconditionInEventLoop()
-        localTasks.append(task)
+        localTasks.append(.task(task))
+    }
+
+    /// Queues a Swift job for the next iteration: a plain append. Loop-only (unchecked: the
+    /// executor's caller already tested ``inEventLoop``).
+    func enqueueLocal(_ job: UnownedJob) {
+        localTasks.append(.job(job))
     }
 
     // MARK: timers
@@ -250,7 +267,7 @@ public final class EventLoop: @unchecked Sendable {
             state.phase = .stopped
             return true
         }
-        for task in remoteBatch { task() }
+        for work in remoteBatch { run(work) }
         remoteBatch.removeAll(keepingCapacity: true)
         return stop
     }
@@ -259,7 +276,7 @@ public final class EventLoop: @unchecked Sendable {
     private func runLocalTasks() {
         guard !localTasks.isEmpty else { return }
         swap(&localTasks, &runningTasks)
-        for task in runningTasks { task() }
+        for work in runningTasks { run(work) }
         runningTasks.removeAll(keepingCapacity: true)
     }
 
@@ -285,11 +302,47 @@ public final class EventLoop: @unchecked Sendable {
             runLocalTasks()
             passes += 1
         }
+        // Jobs still queued are suspended Swift tasks: dropping them would hang their awaiters
+        // forever, so they move to the global executor (EventLoop+TaskExecutor.swift).
+        for case .job(let job) in localTasks { Self.runElsewhere(job) }
         localTasks.removeAll()
         // `phase` is `.stopped` (set under the lock), so no new waker registers; wait for the
         // registered ones to finish their eventfd write before the fd is closed.
         remote.withLock { $0.tasks.removeAll() }
         while wakersInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
         selector.closeDescriptors()
+        // The thread is about to exit and its pthread_t may be reused by a new thread, which
+        // must not pass for this loop's (its `execute` would append to a queue nobody runs).
+        loopThread.store(0, ordering: .relaxed)
+    }
+}
+
+/// Work queued from the loop's own thread: a closure task or a Swift job.
+enum LocalWork {
+    case task(() -> Void)
+    case job(UnownedJob)
+}
+
+/// Work queued from other threads: a sendable closure task or a Swift job.
+enum RemoteWork: Sendable {
+    case task(@Sendable () -> Void)
+    case job(UnownedJob)
+}
+
+extension EventLoop {
+    /// Runs one queued item on the loop thread.
+    private func run(_ work: LocalWork) {
+        switch work {
+        case .task(let task): task()
+        case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    /// Runs one item from the remote queue on the loop thread.
+    private func run(_ work: RemoteWork) {
+        switch work {
+        case .task(let task): task()
+        case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 }

@@ -4,10 +4,26 @@
 // `httpMaximumConnectionsPerHost = --connections`, a `TLSConfiguration` trusting `--cacert`),
 // `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
 // written to the file as it arrives) and `upload(_ fileURL:to:)` (the file is streamed).
+//
+// `LARIAT_PEER_EXECUTOR=loop` (the runner's `lariat-loop` client) runs the whole workload, the
+// driver's loop included, inside `withTaskExecutorPreference(loop)`, where `loop` is the only
+// loop of a one-thread `EventLoopGroup` given to the `Session`: every connection lives on the
+// loop the awaiting code runs on, as with wrk's single thread. Each request checks that it
+// really runs on the loop and fails the run otherwise.
 import BenchSupport
 import Client
 import TLS
 import Foundation  // not FoundationNetworking: Client provides URLRequest/URLSessionConfiguration itself
+
+/// The loop mode's one-loop group (never shut down: it lives as long as the process), or nil
+/// in the default mode, which uses `EventLoopGroup.shared` like any user who names no group.
+let loopGroup: EventLoopGroup? =
+    ProcessInfo.processInfo.environment["LARIAT_PEER_EXECUTOR"] == "loop" ? EventLoopGroup(numberOfThreads: 1) : nil
+/// The loop the workload prefers in the loop mode.
+let preferredLoop: EventLoop? = loopGroup?.loops[0]
+
+/// Thrown in the loop mode when a request's code is not on the preferred loop.
+struct NotOnLoop: Error {}
 
 struct LariatPeer: PeerClient {
     let session: Session
@@ -18,10 +34,16 @@ struct LariatPeer: PeerClient {
         var tls = TLSConfiguration()
         if let cacert = options.cacert { tls.trustRoots = .file(cacert) }
         tls.sessionResumption = options.tlsResumption
-        session = Session(configuration: configuration, tlsConfiguration: tls)
+        session = Session(configuration: configuration, tlsConfiguration: tls, eventLoopGroup: loopGroup ?? .shared)
+    }
+
+    /// Fails the request in the loop mode if its code does not run on the preferred loop.
+    private func checkOnLoop() throws {
+        if let preferredLoop, !preferredLoop.inEventLoop { throw NotOnLoop() }
     }
 
     func get(_ url: String, closeConnection: Bool) async throws -> Fetched {
+        try checkOnLoop()
         let headers: HTTPHeaders = closeConnection ? ["Connection": "close"] : [:]
         let response = await session.request(url, headers: headers).serializingData().response
         let data = try response.result.get()
@@ -29,7 +51,8 @@ struct LariatPeer: PeerClient {
     }
 
     func getJSON(_ url: String) async throws -> BenchDocument {
-        try await session.request(url).validate(statusCode: 200..<300)
+        try checkOnLoop()
+        return try await session.request(url).validate(statusCode: 200..<300)
             .serializingDecodable(BenchDocument.self).value
     }
 
@@ -52,6 +75,14 @@ struct LariatPeer: PeerClient {
     func shutdown() async throws {}
 }
 
-await peerMain(name: "lariat") { options in
-    (try LariatPeer(options: options), options.tlsResumption ? "on" : "off")
+/// Runs the peer. Nonisolated, so inside a task executor preference it runs on that executor.
+nonisolated func runPeer() async -> Never {
+    await peerMain(name: preferredLoop == nil ? "lariat" : "lariat-loop") { options in
+        (try LariatPeer(options: options), options.tlsResumption ? "on" : "off")
+    }
 }
+
+if let preferredLoop {
+    await withTaskExecutorPreference(preferredLoop) { () async -> Void in await runPeer() }
+}
+await runPeer()
