@@ -100,11 +100,30 @@ public struct TLSConfiguration: Sendable {
     /// curl's `--no-sessionid` is `false`.
     public var sessionResumption: Bool = true
 
+    /// The certificate profile chains are held to; `nil` (the default) chooses by where the
+    /// anchors come from: ``TrustProfile/webPKI`` when ``trustRoots`` includes
+    /// ``TrustRoots/system``, ``TrustProfile/rfc5280`` when every anchor was supplied by the user
+    /// (curl's `--cacert`, `.file`, `.certificates`). See ``TrustProfile`` for why.
+    public var trustProfile: TrustProfile? = nil
+
+    /// The extended key usage the peer's leaf must allow; ``ExtendedKeyUsage/serverAuth`` by default.
+    public var requiredUsage: ExtendedKeyUsage = .serverAuth
+
+    /// The most intermediates allowed between the leaf and the anchor; 6 by default.
+    public var maximumChainDepth: Int = 6
+
     /// Creates the default configuration; change properties afterwards.
     public init() {}
 
+    /// The profile in force for anchors from `roots` (``trustRoots`` unless pinning).
+    func effectiveProfile(for roots: TrustRoots) -> TrustProfile {
+        trustProfile ?? TrustProfile.automatic(for: roots)
+    }
+
     /// The policy the default evaluation applies for `host` (`nil` for no identity check).
     func trustPolicy(host: String?) -> TrustPolicy {
-        TrustPolicy(host: host, securityLevel: securityLevel, crlCheck: crlCheck)
+        TrustPolicy(
+            host: host, securityLevel: securityLevel, crlCheck: crlCheck, profile: effectiveProfile(for: trustRoots),
+            requiredUsage: requiredUsage, maximumChainDepth: maximumChainDepth)
     }
 }

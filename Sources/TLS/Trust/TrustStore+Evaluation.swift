@@ -1,0 +1,158 @@
+internal import COpenSSL
+internal import Glibc
+
+extension TrustStore {
+    /// Verifies `chain` under `policy`.
+    ///
+    /// In order, stopping at the first failure:
+    /// 1. the number of certificates presented against ``TrustPolicy/maximumPresentedCertificates``;
+    /// 2. the leaf's extended key usage (and, under ``TrustProfile/webPKI``, that it is not a CA);
+    /// 3. OpenSSL's `X509_verify_cert`: chain building with the supplied intermediates in any
+    ///    order, signatures, validity (`notAfter` inclusive), purpose `ssl_server` or
+    ///    `ssl_client`, security level, path length, name constraints, depth, CRLs as asked,
+    ///    `X509_V_FLAG_X509_STRICT` under ``TrustProfile/webPKI``, and the host through
+    ///    `X509_VERIFY_PARAM_set1_host`/`set1_ip` with `NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT`;
+    /// 4. under ``TrustProfile/webPKI``, the rules of ``ProfileRules`` on the chain built;
+    /// 5. the host again, independently, with ``HostnameMatcher``, compared with OpenSSL's
+    ///    `X509_check_host`/`X509_check_ip`: a disagreement is a ``TrustFailure/Reason/hostnameMismatch``.
+    ///
+    /// - Parameters:
+    ///   - chain: the leaf first, then any intermediates in any order (as a server sends them).
+    ///   - policy: the checks to run.
+    /// - Returns: the result, with the first failure found.
+    public func evaluate(chain: [Certificate], policy: TrustPolicy) -> TrustResult {
+        guard let leaf = chain.first else {
+            return TrustResult(failure: TrustFailure(reason: .other, message: "empty certificate chain"), verifiedChain: [], openSSLCode: 0)
+        }
+        guard chain.count <= policy.maximumPresentedCertificates else {
+            let message = "the peer presented \(chain.count) certificates, more than \(policy.maximumPresentedCertificates)"
+            return TrustResult(failure: TrustFailure(reason: .chainTooLong, message: message), verifiedChain: [], openSSLCode: 0)
+        }
+        if let failure = ProfileRules.leafUse(CertificateFacts(leaf), usage: policy.requiredUsage, profile: policy.profile) {
+            return TrustResult(failure: failure, verifiedChain: [], openSSLCode: 0)
+        }
+        guard let untrusted = lariat_sk_X509_new_null(), let context = X509_STORE_CTX_new() else {
+            preconditionFailure("allocation failed in chain evaluation")
+        }
+        defer {
+            X509_STORE_CTX_free(context)
+            lariat_sk_X509_pop_free(untrusted)
+        }
+        for certificate in chain.dropFirst() { _ = lariat_sk_X509_push_up_ref(untrusted, certificate.x509) }
+        guard X509_STORE_CTX_init(context, store, leaf.x509, untrusted) == 1,
+            X509_STORE_CTX_set_default(context, policy.requiredUsage.openSSLPurpose) == 1,
+            let parameters = X509_STORE_CTX_get0_param(context)
+        else { preconditionFailure("X509_STORE_CTX setup failed: \(OpenSSLError.drain())") }
+
+        X509_VERIFY_PARAM_set_auth_level(parameters, Int32(policy.securityLevel))
+        X509_VERIFY_PARAM_set_depth(parameters, Int32(max(0, policy.maximumChainDepth)))
+        var flags = UInt(0)
+        if policy.crlCheck == .leaf { flags |= UInt(X509_V_FLAG_CRL_CHECK) }
+        if policy.crlCheck == .fullChain { flags |= UInt(X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL) }
+        if policy.allowPartialChain { flags |= UInt(X509_V_FLAG_PARTIAL_CHAIN) }
+        if policy.profile == .webPKI { flags |= UInt(X509_V_FLAG_X509_STRICT) }
+        X509_VERIFY_PARAM_set_flags(parameters, flags)
+        if let time = policy.verificationTime { X509_VERIFY_PARAM_set_time(parameters, time_t(time)) }
+        X509_STORE_CTX_set_verify_cb(context) { ok, context in TrustStore.notAfterInclusive(ok, context) }
+
+        let identity = policy.host.map(HostIdentity.init)
+        identity?.configure(parameters)
+
+        let verified = X509_verify_cert(context) == 1
+        let code = X509_STORE_CTX_get_error(context)
+        let depth = Int(X509_STORE_CTX_get_error_depth(context))
+        let builtChain = TrustStore.certificates(owning: X509_STORE_CTX_get1_chain(context))
+        _ = OpenSSLError.drain()
+
+        var failure: TrustFailure? = nil
+        if !verified {
+            failure = code == X509_V_OK
+                ? TrustFailure(reason: .other, message: "X509_verify_cert failed without a code")
+                : TrustFailure.fromVerifyCode(code, depth: depth)
+        } else if policy.profile == .webPKI {
+            failure = ProfileRules.webPKIChain(builtChain.map(CertificateFacts.init), usage: policy.requiredUsage)
+        }
+        if let identity, failure == nil || failure?.reason == .hostnameMismatch {
+            failure = identity.crossCheck(leaf: leaf) ?? failure
+        }
+        return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: verified ? 0 : code)
+    }
+
+    /// The verify callback: OpenSSL counts the `notAfter` second itself as expired
+    /// (`X509_cmp_time` returns -1 for "earlier than or equal"), RFC 5280 section 4.1.2.5 says a
+    /// certificate is valid through it. Overrides exactly that case; every other verdict stands.
+    private static func notAfterInclusive(_ ok: Int32, _ context: OpaquePointer?) -> Int32 {
+        guard ok == 0, let context, X509_STORE_CTX_get_error(context) == X509_V_ERR_CERT_HAS_EXPIRED,
+            let certificate = X509_STORE_CTX_get_current_cert(context),
+            let parameters = X509_STORE_CTX_get0_param(context)
+        else { return ok }
+        let fixedTime = X509_VERIFY_PARAM_get_flags(parameters) & UInt(X509_V_FLAG_USE_CHECK_TIME) != 0
+        // Without a fixed time OpenSSL read the clock just before; a second that ticked since
+        // only makes the override not apply, which errs on the side of "expired".
+        let now = fixedTime ? X509_VERIFY_PARAM_get_time(parameters) : time(nil)
+        guard ASN1_TIME_cmp_time_t(X509_get0_notAfter(certificate), now) == 0 else { return ok }
+        X509_STORE_CTX_set_error(context, X509_V_OK)
+        return 1
+    }
+}
+
+extension HostnameMatcher {
+    /// OpenSSL's answer to the same question (`X509_check_host` with
+    /// `NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT`, or `X509_check_ip`), on the host as
+    /// normalized by ``normalizedHostname(_:)``. For the tests that require agreement.
+    package static func openSSLMatches(host: String, certificate: Certificate) -> Bool {
+        defer { _ = OpenSSLError.drain() }
+        return HostIdentity(host).openSSLMatches(certificate)
+    }
+}
+
+/// The host half of a policy, in the two forms the independent checks need.
+private struct HostIdentity {
+    let host: String
+    let address: IPAddress?
+    let normalized: String?
+
+    init(_ host: String) {
+        self.host = host
+        self.address = IPAddress(host)
+        self.normalized = address == nil ? HostnameMatcher.normalizedHostname(host) : nil
+    }
+
+    static let hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
+
+    /// Makes `X509_verify_cert` check the identity too.
+    func configure(_ parameters: OpaquePointer) {
+        if let address {
+            _ = address.bytes.withUnsafeBufferPointer { X509_VERIFY_PARAM_set1_ip(parameters, $0.baseAddress, $0.count) }
+        } else if let normalized {
+            X509_VERIFY_PARAM_set_hostflags(parameters, HostIdentity.hostFlags)
+            _ = X509_VERIFY_PARAM_set1_host(parameters, normalized, normalized.utf8.count)
+        }
+    }
+
+    /// OpenSSL's verdict, asked directly so it is known even when chain checks failed first.
+    func openSSLMatches(_ leaf: Certificate) -> Bool {
+        if let address {
+            return address.bytes.withUnsafeBufferPointer { X509_check_ip(leaf.x509, $0.baseAddress, $0.count, 0) } == 1
+        }
+        guard let normalized else { return false }
+        return X509_check_host(leaf.x509, normalized, normalized.utf8.count, HostIdentity.hostFlags, nil) == 1
+    }
+
+    /// The identity failure, if any: a mismatch both checks agree on, or any disagreement.
+    func crossCheck(leaf: Certificate) -> TrustFailure? {
+        let names = leaf.subjectAlternativeNames
+        let swift = HostnameMatcher.matches(host: host, subjectAlternativeNames: names)
+        let openSSL = openSSLMatches(leaf)
+        _ = OpenSSLError.drain()
+        if swift && openSSL { return nil }
+        if swift != openSSL {
+            return TrustFailure(
+                reason: .hostnameMismatch,
+                message: "identity checks disagree for \(host): RFC 6125 matcher \(swift), OpenSSL \(openSSL); refusing")
+        }
+        let code = address == nil ? X509_V_ERR_HOSTNAME_MISMATCH : X509_V_ERR_IP_ADDRESS_MISMATCH
+        let why = names.isEmpty ? "certificate has no subjectAltName (the CN is never used)" : "no subjectAltName matches \(host)"
+        return TrustFailure(reason: .hostnameMismatch, code: code, message: why, depth: 0)
+    }
+}
