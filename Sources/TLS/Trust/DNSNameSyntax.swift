@@ -3,10 +3,11 @@
 /// A valid reference is a preferred-name-syntax host (RFC 1034 section 3.5 as relaxed by RFC
 /// 1123: labels of ASCII letters, digits and hyphens, 1 to 63 octets, not starting or ending
 /// with a hyphen, at most 253 octets in all, no trailing dot), optionally with `*` as the whole
-/// left-most label (Baseline Requirements 7.1.2.7.12). Underscores, spaces, partial wildcards
+/// left-most label (Baseline Requirements 7.1.2.7.12); whether a wildcard's base is too broad is
+/// ``isWildcardOnPublicSuffix(_:)``'s question. Underscores, spaces, partial wildcards
 /// (`f*.example.com`), empty labels and non-ASCII bytes are refused.
 package enum DNSNameSyntax {
-    /// Whether `name` is a valid host name, or a wildcard over one with at least two labels.
+    /// Whether `name` is a valid host name, or `*.` followed by one.
     ///
     /// - Parameter name: the dNSName as the certificate spells it.
     package static func isValidReference(_ name: String) -> Bool {
@@ -15,7 +16,7 @@ package enum DNSNameSyntax {
         var labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         if labels.first.map(Array.init) == [UInt8(ascii: "*")] {
             labels.removeFirst()
-            guard labels.count >= 2 else { return false }
+            guard !labels.isEmpty else { return false }
         }
         return labels.allSatisfy(isValidLabel)
     }

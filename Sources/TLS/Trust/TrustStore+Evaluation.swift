@@ -31,6 +31,47 @@ extension TrustStore {
         if let failure = ProfileRules.leafUse(CertificateFacts(leaf), usage: policy.requiredUsage, profile: policy.profile) {
             return TrustResult(failure: failure, verifiedChain: [], openSSLCode: 0)
         }
+        let identity = policy.host.map(HostIdentity.init)
+        var run = verify(leaf: leaf, intermediates: chain.dropFirst(), policy: policy, identity: identity)
+        // OpenSSL takes the first candidate issuer that fits and never backtracks across the
+        // peer's certificates: a server that sends a self-signed root next to that root's
+        // cross-signed twin gets SELF_SIGNED_CERT_IN_CHAIN although a path to an anchor exists.
+        // A self-signed certificate from the peer can only end a chain as an anchor, and
+        // anchors come from the store, so one retry without them is safe and bounded.
+        if !run.verified, run.code == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN {
+            let withoutRoots = chain.dropFirst().filter { !$0.isSelfSigned }
+            if withoutRoots.count < chain.count - 1 {
+                let retry = verify(leaf: leaf, intermediates: withoutRoots[...], policy: policy, identity: identity)
+                if retry.verified { run = retry }
+            }
+        }
+        let (verified, code, depth, builtChain) = (run.verified, run.code, run.depth, run.chain)
+
+        var failure: TrustFailure? = nil
+        if !verified {
+            failure = code == X509_V_OK
+                ? TrustFailure(reason: .other, message: "X509_verify_cert failed without a code")
+                : TrustStore.refined(TrustFailure.fromVerifyCode(code, depth: depth), chain: builtChain)
+        } else if policy.profile == .webPKI {
+            failure = ProfileRules.webPKIChain(builtChain.map(CertificateFacts.init), usage: policy.requiredUsage)
+        }
+        if let identity, failure == nil || failure?.reason == .hostnameMismatch {
+            failure = identity.crossCheck(leaf: leaf) ?? failure
+        }
+        return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: verified ? 0 : code)
+    }
+
+    /// One `X509_verify_cert` outcome.
+    private struct OpenSSLRun {
+        let verified: Bool
+        let code: Int32
+        let depth: Int
+        /// The chain built, leaf first (partial on failure).
+        let chain: [Certificate]
+    }
+
+    /// Runs `X509_verify_cert` on `leaf` with `intermediates` as the untrusted pool.
+    private func verify(leaf: Certificate, intermediates: ArraySlice<Certificate>, policy: TrustPolicy, identity: HostIdentity?) -> OpenSSLRun {
         guard let untrusted = lariat_sk_X509_new_null(), let context = X509_STORE_CTX_new() else {
             preconditionFailure("allocation failed in chain evaluation")
         }
@@ -38,7 +79,7 @@ extension TrustStore {
             X509_STORE_CTX_free(context)
             lariat_sk_X509_pop_free(untrusted)
         }
-        for certificate in chain.dropFirst() { _ = lariat_sk_X509_push_up_ref(untrusted, certificate.x509) }
+        for certificate in intermediates { _ = lariat_sk_X509_push_up_ref(untrusted, certificate.x509) }
         guard X509_STORE_CTX_init(context, store, leaf.x509, untrusted) == 1,
             X509_STORE_CTX_set_default(context, policy.requiredUsage.openSSLPurpose) == 1,
             let parameters = X509_STORE_CTX_get0_param(context)
@@ -55,27 +96,23 @@ extension TrustStore {
         if let time = policy.verificationTime { X509_VERIFY_PARAM_set_time(parameters, time_t(time)) }
         X509_STORE_CTX_set_verify_cb(context) { ok, context in TrustStore.notAfterInclusive(ok, context) }
 
-        let identity = policy.host.map(HostIdentity.init)
         identity?.configure(parameters)
 
         let verified = X509_verify_cert(context) == 1
-        let code = X509_STORE_CTX_get_error(context)
-        let depth = Int(X509_STORE_CTX_get_error_depth(context))
-        let builtChain = TrustStore.certificates(owning: X509_STORE_CTX_get1_chain(context))
-        _ = OpenSSLError.drain()
+        defer { _ = OpenSSLError.drain() }
+        return OpenSSLRun(
+            verified: verified, code: X509_STORE_CTX_get_error(context), depth: Int(X509_STORE_CTX_get_error_depth(context)),
+            chain: TrustStore.certificates(owning: X509_STORE_CTX_get1_chain(context)))
 
-        var failure: TrustFailure? = nil
-        if !verified {
-            failure = code == X509_V_OK
-                ? TrustFailure(reason: .other, message: "X509_verify_cert failed without a code")
-                : TrustFailure.fromVerifyCode(code, depth: depth)
-        } else if policy.profile == .webPKI {
-            failure = ProfileRules.webPKIChain(builtChain.map(CertificateFacts.init), usage: policy.requiredUsage)
-        }
-        if let identity, failure == nil || failure?.reason == .hostnameMismatch {
-            failure = identity.crossCheck(leaf: leaf) ?? failure
-        }
-        return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: verified ? 0 : code)
+    }
+
+    /// OpenSSL reports an issuer whose keyUsage lacks keyCertSign as `INVALID_CA`, like one
+    /// without `cA: TRUE`; name the keyUsage when that is what is wrong.
+    private static func refined(_ failure: TrustFailure, chain: [Certificate]) -> TrustFailure {
+        guard failure.code == X509_V_ERR_INVALID_CA, let depth = failure.depth, chain.indices.contains(depth) else { return failure }
+        let facts = CertificateFacts(chain[depth])
+        guard facts.isCA, facts.hasKeyUsage, !facts.assertsKeyCertSign else { return failure }
+        return TrustFailure(reason: .keyUsage, code: failure.code, message: "an issuer whose keyUsage lacks keyCertSign", depth: depth)
     }
 
     /// The verify callback: OpenSSL counts the `notAfter` second itself as expired

@@ -25,6 +25,8 @@ package struct CertificateFacts: Sendable, Hashable {
     package var basicConstraintsCritical = false
     /// basicConstraints says `cA: TRUE`.
     package var isCA = false
+    /// keyUsage is present.
+    package var hasKeyUsage = false
     /// keyUsage is present and asserts keyCertSign.
     package var assertsKeyCertSign = false
     /// extendedKeyUsage is present.
@@ -70,7 +72,8 @@ package struct CertificateFacts: Sendable, Hashable {
         hasBasicConstraints = flags & UInt32(EXFLAG_BCONS) != 0
         basicConstraintsCritical = flags & UInt32(EXFLAG_BCONS_CRITICAL) != 0
         isCA = flags & UInt32(EXFLAG_CA) != 0 && hasBasicConstraints
-        assertsKeyCertSign = flags & UInt32(EXFLAG_KUSAGE) != 0 && X509_get_key_usage(x509) & UInt32(KU_KEY_CERT_SIGN) != 0
+        hasKeyUsage = flags & UInt32(EXFLAG_KUSAGE) != 0
+        assertsKeyCertSign = hasKeyUsage && X509_get_key_usage(x509) & UInt32(KU_KEY_CERT_SIGN) != 0
         hasExtendedKeyUsage = flags & UInt32(EXFLAG_XKUSAGE) != 0
         if hasExtendedKeyUsage {
             let usage = X509_get_extended_key_usage(x509)
