@@ -63,6 +63,8 @@ let validProfileTable: [ProfileCase] = [
     ProfileCase("cross-signed new root, old root trusted", nil, ["validUnderNewRoot", "caUnderNewRoot", "newRoot", "newRootCross"]),
     ProfileCase("cross-signed new root, new root trusted", nil, ["validUnderNewRoot", "caUnderNewRoot", "newRootCross"],
                 anchors: ["newRoot"]),
+    // Anchors are trusted as a name and a key; X509_STRICT's checks apply to what the peer sent.
+    ProfileCase("anchor with the flaws of real legacy roots", nil, ["validUnderLegacy", "caUnderLegacy"], anchors: ["legacyRoot"]),
     ProfileCase("inside a DNS name constraint", nil, ["validDNSConstrained", "caDNSConstrained"]) { $0.host = "www.allowed.test" },
     ProfileCase("shared test PKI chain", nil, chain: { [PKI.shared.leaf.certificate, PKI.shared.intermediate.certificate] },
                 anchors: ["pki.root"]) { $0.host = "localhost" },

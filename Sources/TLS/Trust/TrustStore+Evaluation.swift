@@ -94,7 +94,9 @@ extension TrustStore {
         if policy.profile == .webPKI { flags |= UInt(X509_V_FLAG_X509_STRICT) }
         X509_VERIFY_PARAM_set_flags(parameters, flags)
         if let time = policy.verificationTime { X509_VERIFY_PARAM_set_time(parameters, time_t(time)) }
-        X509_STORE_CTX_set_verify_cb(context) { ok, context in TrustStore.notAfterInclusive(ok, context) }
+        X509_STORE_CTX_set_verify_cb(context) { ok, context in
+            TrustStore.notAfterInclusive(ok, context) == 1 ? 1 : TrustStore.anchorExempt(ok, context)
+        }
 
         identity?.configure(parameters)
 
@@ -114,6 +116,32 @@ extension TrustStore {
         guard facts.isCA, facts.hasKeyUsage, !facts.assertsKeyCertSign else { return failure }
         return TrustFailure(reason: .keyUsage, code: failure.code, message: "an issuer whose keyUsage lacks keyCertSign", depth: depth)
     }
+
+    /// `X509_V_FLAG_X509_STRICT` checks the trust anchor's own extensions too, and real roots
+    /// fail them: Go Daddy and Starfield Class 2 have a non-critical basicConstraints and no
+    /// keyUsage, TWCA Global Root CA no subjectKeyIdentifier (all in Debian's bundle). An anchor
+    /// is trusted as a name and a key, as in rustls-webpki and Go; the strict structural checks
+    /// apply to the certificates the peer sent. This verify callback waives exactly those
+    /// codes for the top certificate when it came from the store.
+    private static func anchorExempt(_ ok: Int32, _ context: OpaquePointer?) -> Int32 {
+        guard ok == 0, let context, anchorExemptCodes.contains(X509_STORE_CTX_get_error(context)),
+            let chain = X509_STORE_CTX_get0_chain(context)
+        else { return ok }
+        let depth = X509_STORE_CTX_get_error_depth(context)
+        guard depth == lariat_sk_X509_num(chain) - 1, depth >= X509_STORE_CTX_get_num_untrusted(context) else { return ok }
+        X509_STORE_CTX_set_error(context, X509_V_OK)
+        return 1
+    }
+
+    /// The codes only `X509_V_FLAG_X509_STRICT` raises, about a certificate's own encoding.
+    private static let anchorExemptCodes: Set<Int32> = [
+        X509_V_ERR_CA_BCONS_NOT_CRITICAL, X509_V_ERR_CA_CERT_MISSING_KEY_USAGE, X509_V_ERR_MISSING_SUBJECT_KEY_IDENTIFIER,
+        X509_V_ERR_MISSING_AUTHORITY_KEY_IDENTIFIER, X509_V_ERR_AUTHORITY_KEY_IDENTIFIER_CRITICAL,
+        X509_V_ERR_SUBJECT_KEY_IDENTIFIER_CRITICAL, X509_V_ERR_EXTENSIONS_REQUIRE_VERSION_3, X509_V_ERR_SUBJECT_NAME_EMPTY,
+        X509_V_ERR_ISSUER_NAME_EMPTY, X509_V_ERR_EMPTY_SUBJECT_ALT_NAME, X509_V_ERR_EMPTY_SUBJECT_SAN_NOT_CRITICAL,
+        X509_V_ERR_PATHLEN_INVALID_FOR_NON_CA, X509_V_ERR_PATHLEN_WITHOUT_KU_KEY_CERT_SIGN,
+        X509_V_ERR_SIGNATURE_ALGORITHM_INCONSISTENCY,
+    ]
 
     /// The verify callback: OpenSSL counts the `notAfter` second itself as expired
     /// (`X509_cmp_time` returns -1 for "earlier than or equal"), RFC 5280 section 4.1.2.5 says a

@@ -79,6 +79,9 @@ final class StrictPKI: Sendable {
         try mint("caLong1", "/CN=Strict CA long 1", by: "root", ca)
         try mint("caLong2", "/CN=Strict CA long 2", by: "caLong1", ca)
         try mint("caLong3", "/CN=Strict CA long 3", by: "caLong2", ca)
+        // A root like Go Daddy Class 2: basicConstraints not critical, no keyUsage, no authorityKeyIdentifier.
+        try mint("legacyRoot", "/CN=Strict Legacy Root", by: nil, "basicConstraints=CA:TRUE\nauthorityKeyIdentifier=none\n")
+        try mint("caUnderLegacy", "/CN=Strict CA legacy", by: "legacyRoot", ca)
         // Cross-signing: newRoot exists self-signed and cross-signed by root, with one key.
         try mint("newRoot", "/CN=Strict New Root", by: nil, ca)
         try mint("newRootCross", "/CN=Strict New Root", by: "root", ca, keyFrom: "newRoot")
@@ -102,6 +105,7 @@ final class StrictPKI: Sendable {
         try mint("validLong", by: "caLong3", StrictPKI.leaf())
         try mint("validUnderNewRoot", by: "caUnderNewRoot", StrictPKI.leaf())
         try mint("validDNSConstrained", "/CN=www.allowed.test", by: "caDNSConstrained", StrictPKI.leaf("DNS:www.allowed.test"), keyFrom: "valid")
+        try mint("validUnderLegacy", by: "caUnderLegacy", StrictPKI.leaf())
         try mint("leafOfLoop", by: "loopA", StrictPKI.leaf())
 
         // One defect each.
