@@ -85,7 +85,8 @@ package enum ProfileRules {
     static let allowedCurves = ["prime256v1": "SHA256", "secp384r1": "SHA384", "secp521r1": "SHA512"]
 
     /// Baseline Requirements 7.1.3.2: RSA PKCS#1 v1.5 or PSS, or ECDSA, with SHA-256/384/512,
-    /// ECDSA's digest matching the issuer's curve.
+    /// ECDSA's digest matching the issuer's curve (P-256 with SHA-256, P-384 with SHA-384, as
+    /// Mozilla's root store policy section 5.1 has required for years; P-521 with SHA-512).
     static func signature(_ facts: CertificateFacts, issuer: CertificateFacts, depth: Int) -> TrustFailure? {
         let digest = facts.signatureDigest
         if digest == "SHA1" || digest == "MD5" {
@@ -96,7 +97,9 @@ package enum ProfileRules {
             guard ["SHA256", "SHA384", "SHA512"].contains(digest) else { break }
             return nil
         case .ecdsa:
-            guard case .ec(let curve) = issuer.key, let expected = allowedCurves[curve] else { break }
+            guard ["SHA256", "SHA384", "SHA512"].contains(digest) else { break }
+            // An issuer key on another curve (or an anchor's odd key) is judged at its own depth.
+            guard case .ec(let curve) = issuer.key, let expected = allowedCurves[curve] else { return nil }
             guard digest == expected else {
                 return failure(.unsupportedSignatureAlgorithm, "ECDSA with \(digest) by a \(curve) key (needs \(expected))", depth: depth)
             }
