@@ -45,8 +45,10 @@ public struct VerificationMode: Sendable, Hashable, CustomStringConvertible {
 /// Everything a ``TLSClientContext`` is built from. A value type: copy, change, build.
 ///
 /// Defaults are strict: TLS 1.2 or 1.3 only, forward-secret AEAD suites only, security
-/// level 2, full verification against the system store, ALPN `http/1.1`, stapled OCSP
-/// requested and honoured when it says `revoked`.
+/// level 2, full verification against the system store under ``TrustProfile/webPKI`` (RFC 5280
+/// and the CA/B Forum Baseline Requirements; ``TrustProfile/rfc5280`` for anchors the user
+/// supplies, see ``trustProfile``), ALPN `http/1.1`, stapled OCSP requested and honoured when it
+/// says `revoked`.
 public struct TLSConfiguration: Sendable {
     /// TLS 1.2 suites allowed by default: ECDHE key exchange with AES-GCM or ChaCha20-Poly1305.
     public static let defaultCipherList =

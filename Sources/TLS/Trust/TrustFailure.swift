@@ -37,7 +37,8 @@ public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         /// usually a server that does not send its intermediate, or a root that is not trusted.
         public static let incompleteChain = Reason(.incompleteChain)
         /// A key or signature algorithm is below the security level (`EE_KEY_TOO_SMALL`,
-        /// `CA_KEY_TOO_SMALL`, `CA_MD_TOO_WEAK`): RSA under 2048 bits or SHA-1 at level 2.
+        /// `CA_KEY_TOO_SMALL`, `CA_MD_TOO_WEAK`): RSA under 2048 bits or SHA-1 at level 2; under
+        /// ``TrustProfile/webPKI`` also at any level (RSA under 2048 bits, SHA-1 or MD5 signatures).
         public static let weakKeyOrSignature = Reason(.weakKeyOrSignature)
         /// A CRL or a verified OCSP response says the certificate is revoked.
         public static let revoked = Reason(.revoked)
