@@ -9,7 +9,7 @@ import Testing
         ("*.example.com", true), ("*.com", true), ("localhost", true), ("1.example.com", true),
         ("under_score.example.com", false), ("*.under_score.com", false), ("space .example.com", false),
         ("w*.example.com", false), ("*w.example.com", false), ("a.*.example.com", false), ("**.example.com", false),
-        ("*", false), ("*.", false), ("example.com.", false), (".example.com", false), ("a..example.com", false),
+        ("ab--cd.example.com", false), ("XN--bcher-kva.example", true), ("a--b.example.com", true), ("*", false), ("*.", false), ("example.com.", false), (".example.com", false), ("a..example.com", false),
         ("-a.example.com", false), ("a-.example.com", false), ("bücher.example", false), ("", false),
         (String(repeating: "a", count: 64) + ".com", false), (String(repeating: "a", count: 63) + ".com", true),
         (Array(repeating: "abcdefghi", count: 26).joined(separator: "."), false),
@@ -84,19 +84,22 @@ import Testing
     }
 
     @Test(arguments: [
-        (TrustProfile.webPKI, ExtendedKeyUsage.serverAuth, (true, true, false), nil),
-        (.webPKI, .serverAuth, (false, false, false), .extendedKeyUsage),
-        (.rfc5280, .serverAuth, (false, false, false), nil),
-        (.webPKI, .clientAuth, (true, true, false), .extendedKeyUsage),
-        (.rfc5280, .clientAuth, (true, true, false), .extendedKeyUsage),
-        (.webPKI, .serverAuth, (true, true, true), .caCertificateAsLeaf),
-        (.rfc5280, .serverAuth, (true, true, true), nil),
-    ] as [(TrustProfile, ExtendedKeyUsage, (Bool, Bool, Bool), TrustFailure.Reason?)])
-    func leafUse(_ profile: TrustProfile, _ usage: ExtendedKeyUsage, _ leaf: (eku: Bool, server: Bool, ca: Bool), _ expected: TrustFailure.Reason?) {
+        (TrustProfile.webPKI, ExtendedKeyUsage.serverAuth, (true, true, false, false), nil),
+        (.webPKI, .serverAuth, (false, false, false, false), .extendedKeyUsage),
+        (.rfc5280, .serverAuth, (false, false, false, false), nil),
+        (.webPKI, .clientAuth, (true, true, false, false), .extendedKeyUsage),
+        (.rfc5280, .clientAuth, (true, true, false, false), .extendedKeyUsage),
+        (.webPKI, .serverAuth, (true, true, true, false), .caCertificateAsLeaf),
+        (.webPKI, .serverAuth, (true, true, false, true), .extendedKeyUsage),
+        (.rfc5280, .serverAuth, (true, true, false, true), nil),
+        (.rfc5280, .serverAuth, (true, true, true, false), nil),
+    ] as [(TrustProfile, ExtendedKeyUsage, (Bool, Bool, Bool, Bool), TrustFailure.Reason?)])
+    func leafUse(_ profile: TrustProfile, _ usage: ExtendedKeyUsage, _ leaf: (eku: Bool, server: Bool, ca: Bool, any: Bool), _ expected: TrustFailure.Reason?) {
         var facts = CertificateFacts()
         facts.hasExtendedKeyUsage = leaf.eku
         facts.allowsServerAuth = leaf.server
         facts.isCA = leaf.ca
+        facts.listsAnyExtendedKeyUsage = leaf.any
         #expect(ProfileRules.leafUse(facts, usage: usage, profile: profile)?.reason == expected)
     }
 }

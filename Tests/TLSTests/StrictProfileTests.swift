@@ -72,6 +72,7 @@ let validProfileTable: [ProfileCase] = [
     ProfileCase("at the notAfter second itself", nil, ["valid", "ca"]) { $0.verificationTime = earliestNotAfter },
     // rfc5280 accepts what only the Baseline Requirements forbid.
     ProfileCase("rfc5280: no EKU", nil, ["noEKU", "ca"], rfc5280),
+    ProfileCase("rfc5280: serverAuth with anyExtendedKeyUsage", nil, ["serverAndAnyEKU", "ca"], rfc5280),
     ProfileCase("rfc5280: CN outside the SAN", nil, ["cnNotInSAN", "ca"], rfc5280),
     ProfileCase("rfc5280: underscore in a DNS name", nil, ["underscore", "ca"], rfc5280),
     ProfileCase("rfc5280: CA certificate as leaf", nil, ["caLeaf", "ca"], rfc5280),
@@ -84,6 +85,7 @@ let validProfileTable: [ProfileCase] = [
 let refusedProfileTable: [ProfileCase] = [
     ProfileCase("no extendedKeyUsage", .extendedKeyUsage, ["noEKU", "ca"]),
     ProfileCase("anyExtendedKeyUsage only", .extendedKeyUsage, ["anyEKU", "ca"]),
+    ProfileCase("serverAuth with anyExtendedKeyUsage", .extendedKeyUsage, ["serverAndAnyEKU", "ca"]),
     ProfileCase("clientAuth only", .extendedKeyUsage, ["clientEKU", "ca"]),
     ProfileCase("rfc5280: clientAuth only", .extendedKeyUsage, ["clientEKU", "ca"], rfc5280),
     ProfileCase("server leaf where clientAuth is required", .extendedKeyUsage, ["valid", "ca"]) { $0.requiredUsage = .clientAuth },

@@ -2,7 +2,8 @@
 ///
 /// A valid reference is a preferred-name-syntax host (RFC 1034 section 3.5 as relaxed by RFC
 /// 1123: labels of ASCII letters, digits and hyphens, 1 to 63 octets, not starting or ending
-/// with a hyphen, at most 253 octets in all, no trailing dot), optionally with `*` as the whole
+/// with a hyphen, no `--` in the third and fourth positions except in `xn--` A-labels, at most
+/// 253 octets in all, no trailing dot), optionally with `*` as the whole
 /// left-most label (Baseline Requirements 7.1.2.7.12); whether a wildcard's base is too broad is
 /// ``isWildcardOnPublicSuffix(_:)``'s question. Underscores, spaces, partial wildcards
 /// (`f*.example.com`), empty labels and non-ASCII bytes are refused.
@@ -23,6 +24,12 @@ package enum DNSNameSyntax {
 
     private static func isValidLabel(_ label: ArraySlice<UInt8>) -> Bool {
         guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-") else { return false }
+        // Hyphens in the third and fourth positions make a reserved label; only `xn--` (an IDNA
+        // A-label) is allowed (Baseline Requirements 7.1.2.7.12, RFC 5890 section 2.3.1).
+        let hyphens = UInt8(ascii: "-")
+        if label.count >= 4, label[label.startIndex + 2] == hyphens, label[label.startIndex + 3] == hyphens {
+            guard label.prefix(2).map({ $0 | 0x20 }) == Array("xn".utf8) else { return false }
+        }
         return label.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

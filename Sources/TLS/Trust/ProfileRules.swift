@@ -16,6 +16,9 @@ package enum ProfileRules {
         if !leaf.hasExtendedKeyUsage {
             return failure(.extendedKeyUsage, "the leaf has no extendedKeyUsage; \(usage) must be listed", depth: 0)
         }
+        if leaf.listsAnyExtendedKeyUsage {
+            return failure(.extendedKeyUsage, "the leaf lists anyExtendedKeyUsage (Baseline Requirements 7.1.2.7.10)", depth: 0)
+        }
         if leaf.isCA || leaf.assertsKeyCertSign {
             return failure(.caCertificateAsLeaf, "the leaf is a CA certificate (cA: TRUE or keyCertSign)", depth: 0)
         }

@@ -31,8 +31,8 @@ public struct TrustProfile: Sendable, Hashable, CustomStringConvertible {
     /// P-521 (DSA, Ed25519 and RSA-PSS keys refused); signatures RSA PKCS#1 v1.5, RSA-PSS or ECDSA
     /// with SHA-256/384/512 (ECDSA's hash matching the issuer's curve); authorityKeyIdentifier
     /// present; on CAs a critical basicConstraints and a subjectKeyIdentifier. On the leaf: the
-    /// required extended key usage present explicitly (no missing extension, and
-    /// anyExtendedKeyUsage does not count); not a CA; and for server certificates a
+    /// required extended key usage present explicitly (no missing extension, and no
+    /// anyExtendedKeyUsage at all); not a CA; and for server certificates a
     /// subjectAltName (critical when the subject is empty), DNS names made of letters, digits and
     /// hyphens only, every CN repeated in the SAN, no wildcard directly above a public suffix.
     public static let webPKI = TrustProfile(.webPKI)

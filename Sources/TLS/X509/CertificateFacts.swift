@@ -35,6 +35,8 @@ package struct CertificateFacts: Sendable, Hashable {
     package var allowsServerAuth = false
     /// The extension lists id-kp-clientAuth.
     package var allowsClientAuth = false
+    /// The extension lists anyExtendedKeyUsage.
+    package var listsAnyExtendedKeyUsage = false
     /// authorityKeyIdentifier is present.
     package var hasAuthorityKeyIdentifier = false
     /// subjectKeyIdentifier is present.
@@ -79,6 +81,7 @@ package struct CertificateFacts: Sendable, Hashable {
             let usage = X509_get_extended_key_usage(x509)
             allowsServerAuth = usage & UInt32(XKU_SSL_SERVER) != 0
             allowsClientAuth = usage & UInt32(XKU_SSL_CLIENT) != 0
+            listsAnyExtendedKeyUsage = usage & UInt32(XKU_ANYEKU) != 0
         }
         hasAuthorityKeyIdentifier = X509_get0_authority_key_id(x509) != nil
         hasSubjectKeyIdentifier = X509_get0_subject_key_id(x509) != nil

@@ -111,6 +111,7 @@ final class StrictPKI: Sendable {
         // One defect each.
         try mint("noEKU", by: "ca", StrictPKI.leaf(eku: nil))
         try mint("anyEKU", by: "ca", StrictPKI.leaf(eku: "anyExtendedKeyUsage"))
+        try mint("serverAndAnyEKU", by: "ca", StrictPKI.leaf(eku: "serverAuth,anyExtendedKeyUsage"))
         try mint("clientEKU", by: "ca", StrictPKI.leaf(eku: "clientAuth"))
         try mint("caLeaf", by: "ca", StrictPKI.leaf(basic: "critical,CA:TRUE"))
         try mint("underBasicNotCritical", by: "caBasicNotCritical", StrictPKI.leaf())
