@@ -45,6 +45,7 @@ extension TrustStore {
                 if retry.verified { run = retry }
             }
         }
+        run = retryingOtherIssuers(after: run, leaf: leaf, pool: Array(chain.dropFirst()), policy: policy, identity: identity)
         let (verified, code, depth, builtChain) = (run.verified, run.code, run.depth, run.chain)
 
         var failure: TrustFailure? = nil
@@ -59,6 +60,34 @@ extension TrustStore {
             failure = identity.crossCheck(leaf: leaf) ?? failure
         }
         return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: verified ? 0 : code)
+    }
+
+    /// How many times a certificate the peer supplied is set aside after a signature failure
+    /// and the chain built again. Go and rustls-webpki explore every candidate issuer under a
+    /// budget of signature checks (100 each); OpenSSL takes the first candidate that fits and
+    /// stops at its bad signature. Eight retries let a chain survive a few stale or bogus
+    /// look-alikes of its intermediate, while a peer sending thousands costs at most nine builds.
+    static let issuerRetryBudget = 8
+
+    /// After a signature failure involving a certificate the peer supplied, builds again without
+    /// it, up to ``issuerRetryBudget`` times; returns the first success, else `run`.
+    private func retryingOtherIssuers(
+        after run: OpenSSLRun, leaf: Certificate, pool: [Certificate], policy: TrustPolicy, identity: HostIdentity?
+    ) -> OpenSSLRun {
+        var pool = pool
+        var last = run
+        for _ in 0..<TrustStore.issuerRetryBudget {
+            guard !last.verified, last.code == X509_V_ERR_CERT_SIGNATURE_FAILURE, last.chain.indices.contains(last.depth + 1) else { break }
+            // chain[depth]'s signature did not verify under chain[depth + 1]'s key: either the
+            // issuer is a look-alike with another key, or chain[depth] itself is damaged. Set
+            // aside whichever of the two the peer supplied, the issuer first.
+            let suspects = [last.chain[last.depth + 1].x509] + (last.depth > 0 ? [last.chain[last.depth].x509] : [])
+            guard let index = suspects.lazy.compactMap({ suspect in pool.firstIndex { $0.x509 == suspect } }).first else { break }
+            pool.remove(at: index)
+            last = verify(leaf: leaf, intermediates: pool[...], policy: policy, identity: identity)
+            if last.verified { return last }
+        }
+        return run
     }
 
     /// One `X509_verify_cert` outcome.
@@ -105,7 +134,6 @@ extension TrustStore {
         return OpenSSLRun(
             verified: verified, code: X509_STORE_CTX_get_error(context), depth: Int(X509_STORE_CTX_get_error_depth(context)),
             chain: TrustStore.certificates(owning: X509_STORE_CTX_get1_chain(context)))
-
     }
 
     /// OpenSSL reports an issuer whose keyUsage lacks keyCertSign as `INVALID_CA`, like one
