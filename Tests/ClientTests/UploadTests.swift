@@ -477,8 +477,9 @@ extension ClientIntegrationTests {
             case .file(let file, let shouldRemove)?:
                 #expect(viaFile)
                 #expect(shouldRemove)
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("org.lariat.multipart", isDirectory: true)
-                #expect(file.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path)
+                // A private mkdtemp directory per body, removed with it (MultipartTemporaryFileTests).
+                #expect(file.deletingLastPathComponent().lastPathComponent.hasPrefix("org.lariat.multipart."))
+                #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
                 #expect(!FileManager.default.fileExists(atPath: file.path), "the multipart temporary file outlived the request")
             case .data(let data)?:
                 #expect(!viaFile)

@@ -96,13 +96,19 @@ let failureTable: [FailureCase] = [
         #expect(store.evaluate(chain: chain, policy: TrustPolicy(host: "example.test")).isTrusted)
     }
 
-    // RSA 1024 passes at level 1 and SHA-1 (63 bits in OpenSSL 3) only at level 0; level 2 refuses both.
+    // Under rfc5280, RSA 1024 passes at level 1 and SHA-1 (63 bits in OpenSSL 3) only at level 0;
+    // level 2 refuses both.
     @Test(arguments: [(PKI.shared.weakRSALeaf.certificate, 1), (PKI.shared.sha1Leaf.certificate, 0)])
     func securityLevelDecidesWeakness(_ leaf: Certificate, _ passingLevel: Int) {
         let store = TrustStore(anchors: [PKI.shared.root.certificate])
         do {
             let chain = [leaf, PKI.shared.intermediate.certificate]
-            #expect(store.evaluate(chain: chain, policy: TrustPolicy(host: "localhost", securityLevel: passingLevel)).isTrusted)
+            let lowered = TrustPolicy(host: "localhost", securityLevel: passingLevel, profile: .rfc5280)
+            #expect(store.evaluate(chain: chain, policy: lowered).isTrusted)
+            // The strict profile's Baseline Requirements rules refuse both whatever the level.
+            var strict = lowered
+            strict.profile = .webPKI
+            #expect(store.evaluate(chain: chain, policy: strict).failure?.reason == .weakKeyOrSignature)
             let failure = store.evaluate(chain: chain, policy: TrustPolicy(host: "localhost")).failure
             #expect(failure?.reason == .weakKeyOrSignature)
             #expect(failure?.code != 0)

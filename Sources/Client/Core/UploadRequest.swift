@@ -51,18 +51,15 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             if form.contentLength < threshold {
                 uploadable = .data(try form.encode())
             } else {
-                let file = fileManager.temporaryDirectory
-                    .appendingPathComponent("org.lariat.multipart", isDirectory: true)
-                    .appendingPathComponent("\(UUID().uuidString).multipart")
-                do {
-                    try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                } catch {
-                    throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: file))
+                let base = fileManager.temporaryDirectory
+                guard let file = try? MultipartFormData.makeTemporaryFileURL(in: base) else {
+                    throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: base))
                 }
                 do {
                     try form.writeEncodedData(to: file)
                 } catch {
-                    try? fileManager.removeItem(at: file)  // a partly written form is no use to anyone
+                    // A partly written form is no use to anyone.
+                    MultipartFormData.removeTemporaryFile(file, fileManager: fileManager)
                     throw error
                 }
                 uploadable = .file(file, shouldRemove: true)
@@ -97,7 +94,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     private func removeTemporaryFile() {
-        if case .file(let url, true)? = made.value { try? fileManager.removeItem(at: url) }
+        if case .file(let url, true)? = made.value { MultipartFormData.removeTemporaryFile(url, fileManager: fileManager) }
     }
 }
 

@@ -136,6 +136,7 @@ final class FileWriter {
 }
 
 // File-scope wrappers: inside FileWriter, `write` and `close` name its own methods.
-private func openNew(_ path: String) -> Int32 { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+// 0600 and no symlink followed: the body may hold credentials, and its directory may be shared.
+private func openNew(_ path: String) -> Int32 { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
 private func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
 private func closeDescriptor(_ fd: Int32) { _ = close(fd) }

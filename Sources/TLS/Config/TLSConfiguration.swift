@@ -45,8 +45,10 @@ public struct VerificationMode: Sendable, Hashable, CustomStringConvertible {
 /// Everything a ``TLSClientContext`` is built from. A value type: copy, change, build.
 ///
 /// Defaults are strict: TLS 1.2 or 1.3 only, forward-secret AEAD suites only, security
-/// level 2, full verification against the system store, ALPN `http/1.1`, stapled OCSP
-/// requested and honoured when it says `revoked`.
+/// level 2, full verification against the system store under ``TrustProfile/webPKI`` (RFC 5280
+/// and the CA/B Forum Baseline Requirements; ``TrustProfile/rfc5280`` for anchors the user
+/// supplies, see ``trustProfile``), ALPN `http/1.1`, stapled OCSP requested and honoured when it
+/// says `revoked`.
 public struct TLSConfiguration: Sendable {
     /// TLS 1.2 suites allowed by default: ECDHE key exchange with AES-GCM or ChaCha20-Poly1305.
     public static let defaultCipherList =
@@ -100,11 +102,30 @@ public struct TLSConfiguration: Sendable {
     /// curl's `--no-sessionid` is `false`.
     public var sessionResumption: Bool = true
 
+    /// The certificate profile chains are held to; `nil` (the default) chooses by where the
+    /// anchors come from: ``TrustProfile/webPKI`` when ``trustRoots`` includes
+    /// ``TrustRoots/system``, ``TrustProfile/rfc5280`` when every anchor was supplied by the user
+    /// (curl's `--cacert`, `.file`, `.certificates`). See ``TrustProfile`` for why.
+    public var trustProfile: TrustProfile? = nil
+
+    /// The extended key usage the peer's leaf must allow; ``ExtendedKeyUsage/serverAuth`` by default.
+    public var requiredUsage: ExtendedKeyUsage = .serverAuth
+
+    /// The most intermediates allowed between the leaf and the anchor; 6 by default.
+    public var maximumChainDepth: Int = 6
+
     /// Creates the default configuration; change properties afterwards.
     public init() {}
 
+    /// The profile in force for anchors from `roots` (``trustRoots`` unless pinning).
+    func effectiveProfile(for roots: TrustRoots) -> TrustProfile {
+        trustProfile ?? TrustProfile.automatic(for: roots)
+    }
+
     /// The policy the default evaluation applies for `host` (`nil` for no identity check).
     func trustPolicy(host: String?) -> TrustPolicy {
-        TrustPolicy(host: host, securityLevel: securityLevel, crlCheck: crlCheck)
+        TrustPolicy(
+            host: host, securityLevel: securityLevel, crlCheck: crlCheck, profile: effectiveProfile(for: trustRoots),
+            requiredUsage: requiredUsage, maximumChainDepth: maximumChainDepth)
     }
 }

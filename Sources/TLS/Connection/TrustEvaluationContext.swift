@@ -64,7 +64,10 @@ public struct TrustEvaluationContext: Sendable {
     /// Evaluates against custom anchors, such as pinned self-signed certificates.
     ///
     /// Any anchor may end the chain, self-signed or not (`X509_V_FLAG_PARTIAL_CHAIN`), so a pinned
-    /// leaf or intermediate works. Validity, signatures and the security level are still checked.
+    /// leaf or intermediate works. Validity, signatures and the security level are still checked,
+    /// as are the configuration's required usage and depth; the profile is
+    /// ``TLSConfiguration/trustProfile``, or ``TrustProfile/rfc5280`` when that is `nil` (the
+    /// anchors are the user's own).
     ///
     /// - Parameters:
     ///   - anchors: the certificates to trust.
@@ -73,7 +76,9 @@ public struct TrustEvaluationContext: Sendable {
     ///   - validateHost: check the leaf against ``host``; `true` by default.
     /// - Returns: the first trusted result (custom anchors first), or the custom-anchor failure.
     public func evaluate(anchors: [Certificate], includeDefaultAnchors: Bool = false, validateHost: Bool = true) -> TrustResult {
-        var policy = TrustPolicy(host: validateHost ? host : nil, securityLevel: configuration.securityLevel)
+        var policy = configuration.trustPolicy(host: validateHost ? host : nil)
+        policy.crlCheck = .none
+        policy.profile = configuration.effectiveProfile(for: .certificates(anchors))
         policy.allowPartialChain = true
         let pinned = TrustStore(anchors: anchors).evaluate(chain: peerCertificates, policy: policy)
         guard !pinned.isTrusted, includeDefaultAnchors else { return pinned }

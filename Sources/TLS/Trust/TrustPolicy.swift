@@ -3,7 +3,9 @@
 /// Always checked: a chain can be built from the leaf to an anchor of the store using the
 /// certificates supplied; every signature verifies; every certificate is within its validity
 /// window at ``verificationTime``; CA constraints and key usage fit a TLS server
-/// (OpenSSL's `ssl_server` purpose); keys and signature digests meet ``securityLevel``.
+/// (OpenSSL's `ssl_server` or `ssl_client` purpose, after ``requiredUsage``); keys and signature
+/// digests meet ``securityLevel``; path-length and name constraints hold; no more than
+/// ``maximumChainDepth`` intermediates. ``profile`` adds the rules of ``TrustProfile``.
 public struct TrustPolicy: Sendable, Hashable {
     /// The host to verify the leaf against, or `nil` to skip identity checks (Alamofire's
     /// `validateHost: false`). A DNS name or an IP literal; see ``HostnameMatcher`` for the rules.
@@ -23,7 +25,26 @@ public struct TrustPolicy: Sendable, Hashable {
     public var allowPartialChain: Bool
 
     /// The time to verify at, in seconds since the Unix epoch; `nil` (the default) means now.
+    /// A certificate is valid from its `notBefore` through its `notAfter`, both inclusive.
     public var verificationTime: Int64?
+
+    /// The rules the chain must follow beyond OpenSSL's; ``TrustProfile/webPKI`` by default.
+    /// ``TLSConfiguration/trustProfile`` picks it per anchor origin when left `nil`.
+    public var profile: TrustProfile
+
+    /// The extended key usage the leaf must allow: ``ExtendedKeyUsage/serverAuth`` (the default)
+    /// when verifying a server, ``ExtendedKeyUsage/clientAuth`` when a server verifies a client.
+    public var requiredUsage: ExtendedKeyUsage
+
+    /// The most intermediate certificates allowed between the leaf and the trust anchor (neither
+    /// counted); 6 by default, as in rustls-webpki. Longer paths fail with
+    /// ``TrustFailure/Reason/chainTooLong``.
+    public var maximumChainDepth: Int
+
+    /// The most certificates the peer may present, leaf included; 32 by default. A longer list
+    /// fails with ``TrustFailure/Reason/chainTooLong`` before any chain building, which bounds the
+    /// work a hostile peer can cause with thousands of candidate issuers.
+    public var maximumPresentedCertificates: Int
 
     /// Creates a policy.
     ///
@@ -33,13 +54,25 @@ public struct TrustPolicy: Sendable, Hashable {
     ///   - crlCheck: CRL coverage, ``CRLCheck/none`` by default.
     ///   - allowPartialChain: accept non-self-signed anchors, `false` by default.
     ///   - verificationTime: Unix seconds, `nil` (now) by default.
+    ///   - profile: the rules beyond OpenSSL's, ``TrustProfile/webPKI`` by default.
+    ///   - requiredUsage: the leaf's required extended key usage, ``ExtendedKeyUsage/serverAuth`` by default.
+    ///   - maximumChainDepth: most intermediates between leaf and anchor, 6 by default.
+    ///   - maximumPresentedCertificates: most certificates the peer may send, 32 by default.
     public init(
         host: String? = nil,
         securityLevel: Int = 2,
         crlCheck: CRLCheck = .none,
         allowPartialChain: Bool = false,
-        verificationTime: Int64? = nil
+        verificationTime: Int64? = nil,
+        profile: TrustProfile = .webPKI,
+        requiredUsage: ExtendedKeyUsage = .serverAuth,
+        maximumChainDepth: Int = 6,
+        maximumPresentedCertificates: Int = 32
     ) {
+        self.profile = profile
+        self.requiredUsage = requiredUsage
+        self.maximumChainDepth = maximumChainDepth
+        self.maximumPresentedCertificates = maximumPresentedCertificates
         self.host = host
         self.securityLevel = securityLevel
         self.crlCheck = crlCheck

@@ -75,7 +75,7 @@ final class PKI: Sendable {
         let hour = 3600
         leaf = try minter.issue("leaf", subject: "/CN=localhost", by: "intermediate",
                                 kind: .server(sans: "DNS:localhost,DNS:example.test,IP:127.0.0.1,IP:::1"))
-        wildcardLeaf = try minter.issue("wildcard", subject: "/CN=wild", by: "intermediate", kind: .server(sans: "DNS:*.wild.test"))
+        wildcardLeaf = try minter.issue("wildcard", subject: "/CN=*.wild.test", by: "intermediate", kind: .server(sans: "DNS:*.wild.test"))
         expiredLeaf = try minter.issue("expired", subject: "/CN=localhost", by: "intermediate",
                                        kind: .server(sans: "DNS:localhost"), validity: (-48 * hour, -24 * hour))
         notYetValidLeaf = try minter.issue("future", subject: "/CN=localhost", by: "intermediate",
@@ -105,7 +105,7 @@ final class PKI: Sendable {
     /// Mints keys and certificates with the openssl CLI.
     struct Minter {
         enum Kind { case ca, server(sans: String?), client }
-        enum KeyType { case ec, rsa(Int) }
+        enum KeyType { case ec, ecCurve(String), rsa(Int), dsa(Int), ed25519 }
         let directory: String
 
         func path(_ name: String) -> String { directory + "/" + name }
@@ -134,6 +134,12 @@ final class PKI: Sendable {
             switch type {
             case .ec: try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path(name + ".key")])
             case .rsa(let bits): try openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(bits)", "-out", path(name + ".key")])
+            case .ecCurve(let curve):
+                try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", path(name + ".key")])
+            case .ed25519: try openssl(["genpkey", "-algorithm", "ED25519", "-out", path(name + ".key")])
+            case .dsa(let bits):
+                try openssl(["genpkey", "-genparam", "-algorithm", "DSA", "-pkeyopt", "dsa_paramgen_bits:\(bits)", "-out", path(name + ".param")])
+                try openssl(["genpkey", "-paramfile", path(name + ".param"), "-out", path(name + ".key")])
             }
         }
 
@@ -149,7 +155,7 @@ final class PKI: Sendable {
             if isCA {
                 arguments += ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]
             } else {
-                arguments += ["-addext", "basicConstraints=critical,CA:FALSE"]
+                arguments += ["-addext", "basicConstraints=critical,CA:FALSE", "-addext", "extendedKeyUsage=serverAuth"]
             }
             if let sans { arguments += ["-addext", "subjectAltName=\(sans)"] }
             try openssl(arguments)

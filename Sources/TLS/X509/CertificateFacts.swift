@@ -1,0 +1,151 @@
+internal import COpenSSL
+
+/// What the strict profile needs to know about one certificate, read once from OpenSSL's
+/// decoded form. A plain value, so the rules in ``ProfileRules`` are pure functions that table
+/// tests can drive without minting certificates.
+package struct CertificateFacts: Sendable, Hashable {
+    /// The subject public key's algorithm and size.
+    package enum Key: Sendable, Hashable {
+        /// `rsaEncryption` with the modulus size in bits.
+        case rsa(bits: Int)
+        /// `id-ecPublicKey` on the named curve (OpenSSL's group name, such as `prime256v1`).
+        case ec(curve: String)
+        /// DSA, at any size.
+        case dsa
+        /// Anything else (RSA-PSS keys, Ed25519, ...), by OpenSSL's short name.
+        case other(String)
+    }
+
+    /// The certificate's signature algorithm family.
+    package enum SignatureFamily: Sendable, Hashable { case rsaPKCS1, rsaPSS, ecdsa, other(String) }
+
+    /// basicConstraints is present.
+    package var hasBasicConstraints = false
+    /// basicConstraints is marked critical.
+    package var basicConstraintsCritical = false
+    /// basicConstraints says `cA: TRUE`.
+    package var isCA = false
+    /// keyUsage is present.
+    package var hasKeyUsage = false
+    /// keyUsage is present and asserts keyCertSign.
+    package var assertsKeyCertSign = false
+    /// extendedKeyUsage is present.
+    package var hasExtendedKeyUsage = false
+    /// The extension lists id-kp-serverAuth.
+    package var allowsServerAuth = false
+    /// The extension lists id-kp-clientAuth.
+    package var allowsClientAuth = false
+    /// The extension lists anyExtendedKeyUsage.
+    package var listsAnyExtendedKeyUsage = false
+    /// authorityKeyIdentifier is present.
+    package var hasAuthorityKeyIdentifier = false
+    /// subjectKeyIdentifier is present.
+    package var hasSubjectKeyIdentifier = false
+    /// The subject is an empty sequence of RDNs.
+    package var subjectIsEmpty = false
+    /// subjectAltName is present.
+    package var hasSubjectAlternativeName = false
+    /// subjectAltName is marked critical.
+    package var subjectAlternativeNameCritical = false
+    /// Every subjectAltName entry, in order.
+    package var subjectAlternativeNames: [SubjectAlternativeName] = []
+    /// Every commonName attribute of the subject, decoded as UTF-8.
+    package var commonNames: [String] = []
+    /// The serial number is negative.
+    package var serialIsNegative = false
+    /// The serial number is zero.
+    package var serialIsZero = false
+    /// Length of the serial number's DER contents octets (what RFC 5280's 20-octet limit counts).
+    package var serialOctets = 1
+    /// The subject public key.
+    package var key: Key = .other("unknown")
+    /// The signature algorithm family.
+    package var signatureFamily: SignatureFamily = .other("unknown")
+    /// The signature's digest (`SHA256`, `SHA1`, ...), empty when the algorithm has none.
+    package var signatureDigest = ""
+
+    /// Facts with every flag at its zero value, for tests to fill in.
+    package init() {}
+
+    /// Reads the facts from `certificate`.
+    package init(_ certificate: Certificate) {
+        let x509 = certificate.x509
+        let flags = X509_get_extension_flags(x509)
+        hasBasicConstraints = flags & UInt32(EXFLAG_BCONS) != 0
+        basicConstraintsCritical = flags & UInt32(EXFLAG_BCONS_CRITICAL) != 0
+        isCA = flags & UInt32(EXFLAG_CA) != 0 && hasBasicConstraints
+        hasKeyUsage = flags & UInt32(EXFLAG_KUSAGE) != 0
+        assertsKeyCertSign = hasKeyUsage && X509_get_key_usage(x509) & UInt32(KU_KEY_CERT_SIGN) != 0
+        hasExtendedKeyUsage = flags & UInt32(EXFLAG_XKUSAGE) != 0
+        if hasExtendedKeyUsage {
+            let usage = X509_get_extended_key_usage(x509)
+            allowsServerAuth = usage & UInt32(XKU_SSL_SERVER) != 0
+            allowsClientAuth = usage & UInt32(XKU_SSL_CLIENT) != 0
+            listsAnyExtendedKeyUsage = usage & UInt32(XKU_ANYEKU) != 0
+        }
+        hasAuthorityKeyIdentifier = X509_get0_authority_key_id(x509) != nil
+        hasSubjectKeyIdentifier = X509_get0_subject_key_id(x509) != nil
+        let subject = X509_get_subject_name(x509)
+        subjectIsEmpty = X509_NAME_entry_count(subject) == 0
+        hasSubjectAlternativeName = X509_get_ext_by_NID(x509, NID_subject_alt_name, -1) >= 0
+        subjectAlternativeNameCritical = flags & UInt32(EXFLAG_SAN_CRITICAL) != 0
+        subjectAlternativeNames = certificate.subjectAlternativeNames
+        var index = X509_NAME_get_index_by_NID(subject, NID_commonName, -1)
+        while index >= 0 {
+            if let entry = X509_NAME_get_entry(subject, index), let data = X509_NAME_ENTRY_get_data(entry) {
+                commonNames.append(String(decoding: OpenSSLBytes.asn1StringBytes(data), as: UTF8.self))
+            }
+            index = X509_NAME_get_index_by_NID(subject, NID_commonName, index)
+        }
+        readSerial(x509)
+        key = CertificateFacts.key(X509_get0_pubkey(x509))
+        readSignature(x509)
+        _ = OpenSSLError.drain()
+    }
+
+    private mutating func readSerial(_ x509: OpaquePointer) {
+        guard let serial = X509_get0_serialNumber(x509) else { return }
+        let magnitude = OpenSSLBytes.asn1StringBytes(serial).drop { $0 == 0 }
+        serialIsNegative = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER
+        serialIsZero = magnitude.isEmpty
+        // DER adds a leading 0x00 to a positive value whose top bit is set; two's complement of a
+        // negative value may need one byte more or less, but negative serials are refused anyway.
+        serialOctets = max(1, magnitude.count + (magnitude.first.map { $0 & 0x80 != 0 ? 1 : 0 } ?? 0))
+    }
+
+    private static func key(_ pkey: OpaquePointer?) -> Key {
+        guard let pkey else { return .other("unreadable") }
+        switch EVP_PKEY_get_base_id(pkey) {
+        case EVP_PKEY_RSA:
+            return .rsa(bits: Int(EVP_PKEY_get_bits(pkey)))
+        case EVP_PKEY_DSA:
+            return .dsa
+        case EVP_PKEY_EC:
+            var buffer = [CChar](repeating: 0, count: 64)
+            var length = 0
+            guard EVP_PKEY_get_group_name(pkey, &buffer, buffer.count, &length) == 1 else { return .ec(curve: "explicit") }
+            return .ec(curve: String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        case let other:
+            return .other(OBJ_nid2sn(other).map { String(cString: $0) } ?? "nid \(other)")
+        }
+    }
+
+    private mutating func readSignature(_ x509: OpaquePointer) {
+        var digestNID: Int32 = 0
+        var keyNID: Int32 = 0
+        var securityBits: Int32 = 0
+        var signatureFlags: UInt32 = 0
+        let nid = X509_get_signature_nid(x509)
+        guard X509_get_signature_info(x509, &digestNID, &keyNID, &securityBits, &signatureFlags) == 1 else {
+            signatureFamily = .other(OBJ_nid2sn(nid).map { String(cString: $0) } ?? "nid \(nid)")
+            return
+        }
+        signatureDigest = digestNID == NID_undef ? "" : (OBJ_nid2sn(digestNID).map { String(cString: $0) } ?? "")
+        switch keyNID {
+        case NID_rsaEncryption: signatureFamily = .rsaPKCS1
+        case NID_rsassaPss: signatureFamily = .rsaPSS
+        case NID_X9_62_id_ecPublicKey: signatureFamily = .ecdsa
+        default: signatureFamily = .other(OBJ_nid2sn(nid).map { String(cString: $0) } ?? "nid \(nid)")
+        }
+    }
+}
