@@ -173,22 +173,30 @@ public final class Session: Sendable {
     ///   that is zero, negative or NaN (``TimeoutLimit``).
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
         guard let url = request.url else { throw AFError.invalidURL(url: "") }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" || scheme == "http+unix" else {
             throw AFError.invalidURL(url: url)
         }
         guard let decodedHost = url.host(percentEncoded: false), !decodedHost.isEmpty else { throw AFError.invalidURL(url: url) }
         // Checked after percent-decoding and before anything resolves or sends it: `%00`, `%2F`,
         // `%40` and friends never reach the resolver, the `Host` line, SNI or trust checks.
+        // `http+unix://%2Fvar%2Frun%2Fdocker.sock/path` (async-http-client's form): the decoded
+        // host is the Unix socket's path; `Host` says `localhost`, as Docker's API expects.
+        let unixSocketPath: String? = scheme == "http+unix" ? decodedHost : nil
         let bareHost: String
         do {
-            bareHost = try HostName.wireForm(of: decodedHost)
+            if let unixSocketPath {
+                _ = try SocketAddress(unixPath: unixSocketPath)
+                bareHost = unixSocketPath
+            } else {
+                bareHost = try HostName.wireForm(of: decodedHost)
+            }
         } catch {
             throw AFError.invalidURL(url: url)
         }
         let isTLS = scheme == "https"
-        let port = url.port ?? (isTLS ? 443 : 80)
+        let port = unixSocketPath != nil ? 0 : url.port ?? (isTLS ? 443 : 80)
         let hostForHeader = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
-        var authority = (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
+        var authority = unixSocketPath != nil ? "localhost" : (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
 
         var headers = request.headers
         for (name, value) in settings.httpAdditionalHeaders ?? [:] where headers.value(for: name) == nil {
@@ -226,7 +234,7 @@ public final class Session: Sendable {
         let connectTimeout = try TimeoutLimit.duration(settings.timeoutIntervalForConnect, setting: "timeoutIntervalForConnect", url: url)
         let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
         return TransportRequest(
-            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
+            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port, unixSocketPath: unixSocketPath),
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
             body: body,
             isIdempotent: Self.isIdempotent(method),
