@@ -74,6 +74,22 @@ def cut_where(text):
     return text
 
 
+# Alamofire's own typealiases, expanded so either spelling matches.
+ALIASES = {"AFDataResponse": "DataResponse<%s,AFError>", "AFDownloadResponse": "DownloadResponse<%s,AFError>",
+           "AFResult": "Result<%s,AFError>"}
+
+
+def expand_aliases(t):
+    for alias, expansion in ALIASES.items():
+        while True:
+            m = re.search(r"\b%s<" % alias, t)
+            if not m:
+                break
+            end = balanced(t, m.end() - 1)
+            t = t[:m.start()] + expansion % t[m.end():end - 1] + t[end:]
+    return t
+
+
 def norm_type(t, generics):
     t = t.strip()
     t = re.sub(r"@(escaping|autoclosure)\b", "", t)
@@ -82,6 +98,7 @@ def norm_type(t, generics):
     t = re.sub(r"(?<=[(,])\s*_\s+\w+\s*:\s*", "", t)
     t = re.sub(r"\b(Swift|Foundation|FoundationEssentials|Dispatch|Client|Alamofire)\.", "", t)
     t = re.sub(r"\s+", "", t)
+    t = expand_aliases(t)
     for i, g in enumerate(generics):
         t = re.sub(r"\b%s\b" % re.escape(g), "T%d" % i, t)
     t = t.replace("()", "Void")
