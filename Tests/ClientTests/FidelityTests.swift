@@ -85,6 +85,17 @@ extension ClientIntegrationTests {
             #expect(server.connectionCount == 0)
         }
 
+        @Test("a response's repeated fields all reach HTTPURLResponse, in order")
+        func repeatedResponseFields() async throws {
+            let head = "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 0\r\n\r\n"
+            let server = try ScriptedServer(script: [.expectRequest, .send(head), .close])
+            defer { server.stop() }
+            let response = await Session().request(loopbackURL(server)).serializingData(emptyResponseCodes: [200]).response
+            let http = try #require(response.response, "\(response.result)")
+            #expect(http.headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
+            #expect(http.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2")
+        }
+
         @Test("completion handlers run on the main queue unless given another")
         func completionOnMainByDefault() async throws {
             let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), .close],
