@@ -18,15 +18,19 @@ public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 ///
 /// A thin façade: request building happens in the request types, connection handling in
 /// `ConnectionPool`, the HTTP/1.1 exchange in `HTTP1Connection`.
-public final class Session: Sendable {
+///
+/// `open`, as in Alamofire. `@unchecked Sendable` because Swift 6 lets a non-final class be
+/// `Sendable` only unchecked; safe because every stored property is a `let` of a `Sendable` type
+/// (the pool synchronises itself). A subclass that adds mutable state must guard it itself.
+open class Session: @unchecked Sendable {
     /// The shared default session, used by ``AF``.
     public static let `default` = Session()
 
-    /// The queue completion handlers run on unless given another: a serial queue owned by Lariat.
+    /// A serial queue owned by Lariat, formerly the default completion queue.
     ///
-    /// Alamofire defaults to `DispatchQueue.main`, which runs only under a main run loop or
-    /// `dispatchMain()`: a Linux command-line tool or server would wait forever. Pass `.main`
-    /// explicitly where a main loop runs.
+    /// Completion handlers now default to `.main`, as in Alamofire, which has no such member.
+    /// Pass this queue (or your own) as `queue:` where the main queue is not served.
+    @available(*, deprecated, message: "Completion handlers default to .main as in Alamofire; pass your own DispatchQueue as queue: where the main queue is not served")
     public static let defaultCompletionQueue = DispatchQueue(label: "org.lariat.completion")
 
     /// The configuration the session was created with (a copy: later changes to the original
