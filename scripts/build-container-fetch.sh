@@ -16,12 +16,34 @@ for lib in libssl.a libcrypto.a; do
 done
 swift build -c release --product fetch --disable-default-traits --scratch-path .build-static \
     --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -Osize \
-    -Xlinker --gc-sections 2>&1 | grep -vE '^(\[|Building|Compiling|Write|Planning|Linking)' | grep -v 'statically linked applications requires at runtime' || true
+    -Xlinker --gc-sections -Xlinker -Map=.build-static/fetch.map 2>&1 \
+    | grep -vE '^(\[|Building|Compiling|Write|Planning|Linking)|statically linked applications requires at runtime|use of .mktemp. is dangerous' || true
 bin=.build-static/release/fetch
 [ -x "$bin" ] || { echo "build failed" >&2; exit 1; }
 mkdir -p "$out"
 strip --strip-all -o "$out/fetch" "$bin"
-if file "$out/fetch" | grep -q dynamic || ldd "$out/fetch" >/dev/null 2>&1; then
+if readelf -l "$out/fetch" | grep -q INTERP || readelf -d "$out/fetch" | grep -q NEEDED; then
     echo "$out/fetch is not static" >&2; exit 1
 fi
 echo "$out/fetch: $(stat -c %s "$out/fetch") bytes, static, stripped (unstripped $(stat -c %s "$bin"))"
+# Where the bytes go: code and data kept by the linker, per archive (from the link map).
+python3 - .build-static/fetch.map <<'PY'
+import re, sys, collections
+sizes = collections.Counter()
+section = None
+for line in open(sys.argv[1], errors="replace"):
+    if line.startswith("Discarded input sections"): section = "discarded"
+    elif line.startswith("Memory map"): section = "kept"
+    if section != "kept": continue
+    m = re.match(r"^ (?:\.\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)", line)
+    if not m or not any(k in line for k in (".text", ".rodata", ".data", ".eh_frame", "swift5")): continue
+    size, obj = int(m.group(1), 16), m.group(2)
+    name = re.sub(r"\(.*", "", obj.split("/")[-1])
+    if "/fetch.build/" in obj or "/Client.build/" in obj or "/TLS.build/" in obj or "/Wire.build/" in obj or "/EventLoop.build/" in obj:
+        name = "Lariat (" + obj.split("/")[-2].replace(".build", "") + ")"
+    sizes[name] += size
+total = sum(sizes.values())
+for name, size in sizes.most_common(12):
+    print(f"  {size/1e6:6.2f} MB  {name}")
+print(f"  {total/1e6:6.2f} MB  total of kept sections (before stripping symbols)")
+PY
