@@ -67,7 +67,7 @@ struct ArgumentWalker {
                         try include(letters.isEmpty ? try nextValue(for: "-K") : String(letters), into: &options)
                         break
                     }
-                    guard let spec = OptionTable.short(letter) else { throw .unknown(letters.isEmpty && argument.count == 2 ? argument : "-\(letter)") }
+                    guard let spec = OptionTable.short(letter) else { throw .unknown(argument) }  // curl names the whole bundle
                     switch spec.action {
                     case .flag(let apply):
                         apply(&options, true)

@@ -78,8 +78,8 @@ struct Fetch {
                 if options.showsErrors { printError("fetch: (\(error.status)) \(error.message)") }
                 result = error.status
             }
-            // curl's status is the first failure's; later URLs are still fetched.
-            if status == 0 { status = result }
+            // As curl: every URL is tried; the run's status is the last transfer's.
+            status = result
         }
         exit(status)
     }

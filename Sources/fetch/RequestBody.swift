@@ -74,7 +74,8 @@ struct BodyBuilder {
         return name.isEmpty ? encoded : "\(name)=\(encoded)"
     }
 
-    /// curl's escaping: everything but ALPHA, DIGIT and `-._~` as `%XX`.
+    /// curl's `--data-urlencode` escaping: space as `+`, everything else but ALPHA, DIGIT and
+    /// `-._~` as `%XX`.
     static func escape(_ bytes: Data) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
@@ -83,6 +84,8 @@ struct BodyBuilder {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(byte)
+            case UInt8(ascii: " "):
+                out.append(UInt8(ascii: "+"))
             default:
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
             }

@@ -64,12 +64,12 @@ struct Transfer {
         switch output {
         case .file(let path) where path != "-":
             guard Output.writeFile(path, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
-                return report(23, "Failure writing output to destination")
+                return report(23, "Failed writing body")
             }
         case .remoteName:
             guard let name = Output.remoteName(request.url) else { return report(23, "Remote file name has no length!") }
             guard Output.writeFile(name, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
-                return report(23, "Failure writing output to destination")
+                return report(23, "Failed writing body")
             }
         case .file, nil:
             // curl refuses binary data for a terminal unless asked with `-o -`.
@@ -79,7 +79,7 @@ struct Transfer {
                 }
                 return 23
             }
-            guard Output.write(1, bytes, limitRate: options.limitRate) else { return report(23, "Failure writing output to destination") }
+            guard Output.write(1, bytes, limitRate: options.limitRate) else { return report(23, "Failed writing body") }
         }
         if failed { return report(22, "The requested URL returned error: \(http.statusCode)") }
         return 0

@@ -62,7 +62,7 @@ struct FetchOptionsTests {
     @Test("usage errors: curl's message, exit 2", arguments: [
         (["--foo", url], "option --foo: is unknown"),
         (["-Z", url], "option -Z: is unknown"),
-        (["-sZ", url], "option -Z: is unknown"),
+        (["-sZ", url], "option -sZ: is unknown"),
         ([url, "-o"], "option -o: requires parameter"),
         (["-m", "abc", url], "option -m: expected a proper numerical parameter"),
         (["-s"], "no URL specified!"),
