@@ -74,8 +74,13 @@ struct Transfer {
         case .file, nil:
             // curl refuses binary data for a terminal unless asked with `-o -`.
             if output == nil && isatty(1) == 1 && body.contains(0) {
-                if options.showsErrors {
-                    printError("Warning: Binary output can mess up your terminal. Use \"--output -\" to tell fetch to output it to your terminal anyway, or consider \"--output <FILE>\" to save to a file.")
+                // A warning, not an error: -s hides it even with -S (as curl).
+                if !options.silent {
+                    printError("""
+                        Warning: Binary output can mess up your terminal. Use "--output -" to tell 
+                        Warning: fetch to output it to your terminal anyway, or consider "--output 
+                        Warning: <FILE>" to save to a file.
+                        """)
                 }
                 return 23
             }

@@ -4,7 +4,7 @@
 //   - the User-Agent (curl/7.88.1 vs fetch/x.y.z) becomes <agent>;
 //   - multipart boundaries become <boundary>;
 //   - Date response headers are dropped (the two runs are not the same second);
-//   - `curl: ` becomes `fetch: `, curl's hint loses " or 'curl --manual'", and curl's
+//   - `curl: ` becomes `fetch: ` (also in the binary-output warning), curl's hint loses " or 'curl --manual'", and curl's
 //     "after N ms: Couldn't connect to server" is fetch's ": Connection refused";
 //   - curl's "or disabled in libcurl" is dropped;
 //   - httpbin's echo of `"Content-Length": "0"`: Client sends it for a POST without a body
@@ -109,6 +109,22 @@ struct FetchCurlParityTests {
         #expect(fetch.errors.hasPrefix("fetch: option \(arguments[0])"), "\(fetch.errors)")
     }
 
+    @Test("binary output to a terminal: refused (23) unless -o -", arguments: [
+        ["{base}/bytes/2048?seed=1"], ["-s", "{base}/bytes/2048?seed=1"], ["-s", "-o", "-", "{base}/bytes/2048?seed=1"], ["-s", "{base}/get"],
+    ])
+    func terminal(_ arguments: [String]) throws {
+        // util-linux `script` gives the tool a pseudo-terminal as standard output.
+        let curl = try Self.run("/usr/bin/script", Row(arguments: ["-qec", Self.shellLine(try #require(parityCurl), arguments), "/dev/null"]))
+        let fetch = try Self.run("/usr/bin/script", Row(arguments: ["-qec", Self.shellLine(try #require(parityFetch), arguments), "/dev/null"]))
+        #expect(fetch.status == curl.status)
+        #expect(fetch.output == curl.output)
+    }
+
+    /// `tool` and `arguments` as one single-quoted shell line (`{base}` replaced later).
+    static func shellLine(_ tool: String, _ arguments: [String]) -> String {
+        ([tool] + arguments).map { "'\($0)'" }.joined(separator: " ")
+    }
+
     /// What one tool did.
     struct Result { var status: Int32; var output: String; var errors: String; var file: String? }
 
@@ -157,6 +173,7 @@ struct FetchCurlParityTests {
             (#"-{10,}[0-9a-fA-F]+"#, "<boundary>"),
             (#"(?m)^Date: .*\r?\n"#, ""),
             (#"(?m)^curl: "#, "fetch: "),
+            (#"Warning: curl to"#, "Warning: fetch to"),
             (#"try 'curl --help' or 'curl --manual'"#, "try 'fetch --help'"),
             (#" after [0-9]+ ms: Couldn't connect to server"#, ": Connection refused"),
             (#" or disabled in libcurl"#, ""),
