@@ -31,12 +31,16 @@ python3 - .build-static/fetch.map <<'PY'
 import re, sys, collections
 sizes = collections.Counter()
 section = None
+current = ""
 for line in open(sys.argv[1], errors="replace"):
     if line.startswith("Discarded input sections"): section = "discarded"
     elif line.startswith("Memory map"): section = "kept"
     if section != "kept": continue
-    m = re.match(r"^ (?:\.\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)", line)
-    if not m or not any(k in line for k in (".text", ".rodata", ".data", ".eh_frame", "swift5")): continue
+    # An input section's name may stand on its own line, its address and size on the next.
+    named = re.match(r"^ (\.\S+)", line)
+    if named: current = named.group(1)
+    m = re.match(r"^ (?:\.\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+\.(?:o|a)\S*)", line)
+    if not m or current.startswith(".debug") or current.startswith(".comment"): continue
     size, obj = int(m.group(1), 16), m.group(2)
     name = re.sub(r"\(.*", "", obj.split("/")[-1])
     if "/fetch.build/" in obj or "/Client.build/" in obj or "/TLS.build/" in obj or "/Wire.build/" in obj or "/EventLoop.build/" in obj:
