@@ -32,8 +32,8 @@ else
     install -D -m 755 "$work/out/fetch" "$root/fetch"
 fi
 if [ -z "${LARIAT_HTTPBIN:-}" ]; then
-    # Stopped at exit only if this script started it.
-    bash scripts/httpbin.sh start | grep -q "already running" || started_httpbin=1
+    # Stopped at exit only if this script started it (httpbin.sh says so on stderr).
+    bash scripts/httpbin.sh start 2>&1 >/dev/null | grep -q "already running" || started_httpbin=1
     LARIAT_HTTPBIN="http://127.0.0.1:$(cat .build-test/httpbin.port)"
 fi
 http_port=${LARIAT_HTTPBIN##*:}
