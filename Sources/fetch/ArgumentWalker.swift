@@ -20,7 +20,26 @@ struct ArgumentWalker {
         var options = FetchOptions()
         if let stop = try walker.walk(arguments, into: &options) { return stop }
         guard !options.urls.isEmpty else { throw FetchUsageError(description: "no URL specified!") }
+        try checkMethods(options)
         return .run(options)
+    }
+
+    /// curl refuses two ways of choosing the method at once (`-d` with `-F`, `-I` with a body),
+    /// with a warning that `-s` hides, and exit 2.
+    static func checkMethods(_ options: FetchOptions) throws(FetchUsageError) {
+        let data = !options.data.isEmpty && !options.dataInQuery
+        let other: String
+        if data && !options.form.isEmpty {
+            other = "multipart formpost (-F, --form)"
+        } else if options.headOnly && (data || !options.form.isEmpty) {
+            other = "HEAD (-I, --head)"
+        } else {
+            return
+        }
+        let first = data ? "POST \n(-d, --data)" : "multipart formpost \n(-F, --form)"
+        let text = "You can only select one HTTP request method! You asked for both \(first) and \(other)."
+        let lines = text.split(separator: "\n").map { "Warning: \($0)" }
+        throw FetchUsageError(description: text, hint: false, warning: options.silent ? [] : lines)
     }
 
     /// Applies `arguments` to `options`; returns an invocation that replaces the run (`-h`, `-V`).

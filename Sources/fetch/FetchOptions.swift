@@ -142,8 +142,12 @@ struct FetchUsageError: Error, Equatable, CustomStringConvertible {
         FetchUsageError(description: "option \(option): expected a proper numerical parameter")
     }
 
+    /// curl's `Warning: ` lines instead of `fetch: MESSAGE` (hidden by `-s`).
+    var warning: [String]?
+
     /// The lines written to standard error.
     var lines: [String] {
+        if let warning { return warning }
         var lines = description.isEmpty ? [] : ["fetch: \(description)"]
         if hint { lines.append("fetch: try 'fetch --help' for more information") }
         return lines

@@ -51,9 +51,7 @@ struct RequestBuilder {
         var method = options.headOnly ? "HEAD" : "GET"
         var payload: Data?
         let hasData = !options.data.isEmpty
-        if hasData && !options.form.isEmpty || options.headOnly && (hasData && !options.dataInQuery || !options.form.isEmpty) {
-            throw TransferError(status: 2, message: "You can only select one HTTP request method! You asked for both POST (-d, -F) and HEAD (-I).")
-        }
+        // -d with -F, or -I with a body, never get here: ArgumentWalker.checkMethods refuses them.
         if hasData {
             let data: Data
             do { data = try body.data(options.data) } catch { throw TransferError(status: 26, message: "Failed to open/read local data from file/application (\(error.path))") }

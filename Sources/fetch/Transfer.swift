@@ -53,6 +53,8 @@ struct Transfer {
         }
         let failed = http.statusCode >= 400 && options.failMode != .never
         if failed && options.failMode == .withoutBody {
+            // curl has written the head already when -i asked for it; the body never.
+            if options.includeHeaders || options.headOnly { _ = writeAll(1, Data(head.utf8)) }
             return report(22, "The requested URL returned error: \(http.statusCode)")
         }
         if let max = options.maxFileSize, body.count > max {

@@ -85,6 +85,12 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sS", "-4", "--http1.1", "{base}/get"]),
         Row(arguments: ["-sS", "-m5", "--connect-timeout", "3", "{base}/get"]),
         Row(arguments: ["-K", "{dir}/config"]),
+        Row(arguments: ["-sSf", "-i", "{base}/status/404"]),
+        Row(arguments: ["-d", "a", "-F", "b=c", "{base}/post"]),
+        Row(arguments: ["-sS", "-d", "a", "-F", "b=c", "{base}/post"]),
+        Row(arguments: ["-I", "-d", "a", "{base}/post"]),
+        Row(arguments: ["-sI", "-G", "-d", "a", "{base}/get"]),
+        Row(arguments: ["-sS", "-H", "Host: other.example", "-H", "User-Agent:", "{base}/headers"]),
     ]
 
     @Test("same exit status and output", arguments: rows)

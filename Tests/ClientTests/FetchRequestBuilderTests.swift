@@ -53,7 +53,9 @@ struct FetchRequestBuilderTests {
         let json = try plan(["--json", "{}", "http://h/"])
         #expect(json.headers.contains(HeaderField(name: "Content-Type", value: "application/json")))
         #expect(json.headers.contains(HeaderField(name: "Accept", value: "application/json")))
-        #expect(throws: TransferError.self) { try plan(["-I", "-d", "a", "http://h/"]) }
+        #expect(throws: FetchUsageError.self) { try plan(["-I", "-d", "a", "http://h/"]) }
+        #expect(throws: FetchUsageError.self) { try plan(["-F", "a=b", "-d", "a", "http://h/"]) }
+        #expect(try plan(["-I", "-G", "-d", "a", "http://h/"]).method == "HEAD")
     }
 
     @Test("-H: replace, remove with 'Name:', empty with 'Name;', read from @file")
