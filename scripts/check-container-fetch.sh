@@ -105,6 +105,8 @@ check "HTTPS, no CA in the root: untrusted" 60 "" -- -sS "https://service.test:$
 CERT_FILE=/ca.pem check "HTTPS, SSL_CERT_FILE" 0 "s_server" -- -fsS "https://service.test:$https_port/"
 install -D -m 644 "$pki/ca.pem" "$root/etc/ssl/certs/ca-certificates.crt"
 check "HTTPS, the CA bundle at the usual path" 0 "s_server" -- -fsS "https://service.test:$https_port/"
-echo "skipped: fetch -sSfL -o /dev/null -w '%{http_code}' (-L and -w are refused until Client has redirects and fetch has -w)"
+check "healthcheck: -sSf -o /dev/null -w '%{http_code}'" 0 "^200$" -- -sSf -o /dev/null -w '%{http_code}' "http://service.test:$http_port/get"
+check "healthcheck: -w on an unhealthy service" 22 "^503$" -- -sf -w '%{http_code}\n' "http://service.test:$http_port/status/503"
+echo "skipped: the same with -L (-L is refused until Client follows redirects)"
 [ $failures = 0 ] || { echo "$failures chroot check(s) failed" >&2; exit 1; }
 echo "container fetch: all chroot checks passed"

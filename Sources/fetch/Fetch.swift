@@ -72,16 +72,28 @@ struct Fetch {
             let result: Int32
             if let request {
                 let output = index < options.outputs.count ? options.outputs[index] : nil
-                result = await Transfer(options: options, request: request, output: output).run(session)
+                let transfer = Transfer(options: options, request: request, output: output)
+                result = await transfer.run(session)
+                if let format = options.writeOut { writeOut(format, transfer.writeOutValues(status: result)) }
             } else {
                 let error = errors[index]!
                 if options.showsErrors { printError("fetch: (\(error.status)) \(error.message)") }
                 result = error.status
+                if let format = options.writeOut {
+                    writeOut(format, WriteOut.Values(exitCode: error.status, errorMessage: error.message, url: options.urls[index]))
+                }
             }
             // As curl: every URL is tried; the run's status is the last transfer's.
             status = result
         }
         exit(status)
+    }
+
+    /// `-w`: the rendered format on standard output; unknown variables warned about (as curl).
+    static func writeOut(_ format: String, _ values: WriteOut.Values) {
+        let rendered = WriteOut.render(format, values)
+        for name in rendered.unknown { printError("fetch: unknown --write-out variable: '\(name)'") }
+        _ = writeAll(1, Data(rendered.text.utf8))
     }
 
     /// One session for every URL of the run.

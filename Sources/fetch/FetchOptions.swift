@@ -71,6 +71,8 @@ struct FetchOptions: Equatable {
     var limitRate: Int?
     /// `--max-filesize` in bytes (exit 63 when the body is larger).
     var maxFileSize: Int?
+    /// `-w`: the format written after each transfer (`@file` already read).
+    var writeOut: String?
     /// `-m`.
     var maxTime: Double?
     /// `--connect-timeout`.

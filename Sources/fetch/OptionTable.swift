@@ -129,6 +129,12 @@ enum OptionTable {
         flag("remote-name", "O") { options, on in if on { options.outputs.append(.remoteName) } },
         flag("include", "i") { $0.includeHeaders = $1 },
         value("dump-header", "D") { $0.dumpHeaderPath = $1 },
+        value("write-out", "w") { options, text throws(FetchUsageError) in
+            guard text.hasPrefix("@") else { options.writeOut = text; return }
+            let path = String(text.dropFirst())
+            guard let data = readFile(path) else { throw FetchUsageError(status: 26, description: "(26) Failed to read \(path)", hint: false) }
+            options.writeOut = String(decoding: data, as: UTF8.self)
+        },
         flag("create-dirs") { $0.createDirectories = $1 },
         value("url") { $0.urls.append($1) },
     ]
@@ -175,7 +181,6 @@ enum OptionTable {
         pending("retry-delay", takesValue: true, because: "not supported yet (no retry in fetch)"),
         pending("retry-max-time", takesValue: true, because: "not supported yet (no retry in fetch)"),
         pending("retry-all-errors", takesValue: false, because: "not supported yet (no retry in fetch)"),
-        pending("write-out", "w", takesValue: true, because: "not supported yet"),
         pending("compressed", takesValue: false, because: "not supported yet (no content decoding in Client)"),
         pending("continue-at", "C", takesValue: true, because: "not supported yet (no resumed downloads)"),
         pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),

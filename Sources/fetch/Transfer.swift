@@ -7,14 +7,41 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// One URL's transfer.
-struct Transfer {
+/// One URL's transfer; a class so that what happened can be read after `run` (for `-w`).
+final class Transfer {
     /// The run's options.
     let options: FetchOptions
     /// The request to send.
     let request: PlannedRequest
     /// Its `-o`/`-O`, if one was given for it.
     let output: FetchOptions.Output?
+    /// The response head, once one arrived.
+    private(set) var response: HTTPURLResponse?
+    /// The body's length, once it arrived.
+    private(set) var bodySize = 0
+    /// The head's length as written by `-i` (status line, headers, blank line).
+    private(set) var headSize = 0
+    /// The last failure's message, empty on success.
+    private(set) var errorMessage = ""
+    /// When `run` started, and how long it took (seconds).
+    private(set) var duration = 0.0
+
+    /// A transfer of `request` under `options`, writing to `output`.
+    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
+        self.options = options
+        self.request = request
+        self.output = output
+    }
+
+    /// What `-w` can print about this transfer, given its exit status.
+    func writeOutValues(status: Int32) -> WriteOut.Values {
+        WriteOut.Values(
+            httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
+            contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
+            url: request.url, method: request.method, numHeaders: response?.headers.count ?? 0,
+            scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
+            timeTotal: duration)
+    }
 
     /// Sends the request and writes the response; returns curl's status.
     func run(_ session: Session) async -> Int32 {
@@ -28,6 +55,7 @@ struct Transfer {
         }
         urlRequest.httpBody = request.body
         let started = Date()
+        defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
         let response = await session.request(urlRequest)
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
@@ -38,6 +66,8 @@ struct Transfer {
             return report(status, TransferErrors.message(for: error, status: status, url: request.url))
         case .success(let body):
             guard let http = response.response else { return report(1, "no response") }
+            self.response = http
+            bodySize = body.count
             return write(http, body: body)
         }
     }
@@ -47,6 +77,7 @@ struct Transfer {
         var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
         for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
         head += "\r\n"
+        headSize = head.utf8.count
         if let path = options.dumpHeaderPath {
             let written = path == "-" ? writeAll(1, Data(head.utf8)) : Output.writeFile(path, Data(head.utf8), createDirectories: options.createDirectories)
             if !written { return report(23, "Failed writing header to \(path)") }
@@ -94,6 +125,7 @@ struct Transfer {
 
     /// Prints `fetch: (status) message` unless silenced; returns `status`.
     private func report(_ status: Int32, _ message: String) -> Int32 {
+        errorMessage = message
         if options.showsErrors { printError("fetch: (\(status)) \(message)") }
         return status
     }

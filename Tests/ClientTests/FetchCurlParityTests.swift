@@ -86,6 +86,11 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sS", "-m5", "--connect-timeout", "3", "{base}/get"]),
         Row(arguments: ["-K", "{dir}/config"]),
         Row(arguments: ["-sSf", "-i", "{base}/status/404"]),
+        Row(arguments: ["-sSf", "-o", "/dev/null", "-w", "%{http_code}", "{base}/get"]),
+        Row(arguments: ["-sf", "-w", "%{http_code} %{exitcode}\\n", "{base}/status/503"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{http_code}|%{exitcode}\\n", "http://127.0.0.1:1/"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{response_code} %{size_download} %{size_header} %{num_headers} %{content_type} %{method} %{scheme} %{http_version} %{url_effective} %% a\\tb\\n", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{nosuchvariable}x", "{base}/get"]),
         Row(arguments: ["-d", "a", "-F", "b=c", "{base}/post"]),
         Row(arguments: ["-sS", "-d", "a", "-F", "b=c", "{base}/post"]),
         Row(arguments: ["-I", "-d", "a", "{base}/post"]),
@@ -105,7 +110,7 @@ struct FetchCurlParityTests {
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
         ["--http2"], ["--http3"], ["-L"], ["-u", "a:b"], ["-b", "c=1"], ["-c", "jar"], ["--retry", "3"], ["--retry-connrefused"],
-        ["-w", "%{http_code}"], ["--compressed"], ["-C", "-"], ["-T", "file"],
+["--compressed"], ["-C", "-"], ["-T", "file"],
     ])
     func refused(_ arguments: [String]) throws {
         let row = Row(arguments: ["-sS"] + arguments + ["{base}/get"])

@@ -44,8 +44,9 @@ struct FetchOptionsTests {
         Row(["-6", url]) { $0.ipVersion = .v6 },
         Row(["--http1.1", "--limit-rate", "10k", "--max-filesize", "2M", url]) { $0.limitRate = 10 * 1024; $0.maxFileSize = 2 << 20 },
         Row(["--http2", url]) { $0.unsupported = ["--http2: fetch speaks HTTP/1.1 only (use --http1.1)"] },
-        Row(["-u", "a:b", "-w", "%{http_code}", url]) {
-            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-w, --write-out: not supported yet"]
+        Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
+            $0.writeOut = "%{http_code}"
+            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-b, --cookie: not supported yet (no cookie engine in Client)"]
         },
         Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
     ]
@@ -69,6 +70,24 @@ struct FetchOptionsTests {
     ] as [([String], String)])
     func usageError(_ arguments: [String], _ message: String) {
         #expect(throws: FetchUsageError(description: message)) { try ArgumentWalker.parse(arguments, readConfig: { _ in nil }) }
+    }
+
+    @Test("-w formats", arguments: [
+        ("%{http_code} %{response_code}", "404 404", []),
+        ("%{http_code}", "000", []),
+        ("%{size_download}/%{size_header}%%\\n", "12/34%\n", []),
+        ("%{exitcode}:%{errormsg}\\t%{url_effective}", "22:boom\thttp://h/", []),
+        ("%{method} %{scheme} %{http_version} %{num_headers} %{content_type}", "GET HTTP 1.1 3 text/plain", []),
+        ("%{time_total}", "0.250000", []),
+        ("a%{nope}b\\x %", "ab\\x %", ["nope"]),
+    ] as [(String, String, [String])])
+    func writeOut(_ format: String, _ text: String, _ unknown: [String]) {
+        var values = WriteOut.Values(sizeDownload: 12, sizeHeader: 34, contentType: "text/plain", exitCode: 22, errorMessage: "boom",
+                                     url: "http://h/", numHeaders: 3, httpVersion: "1.1", timeTotal: 0.25)
+        values.httpCode = format == "%{http_code}" ? 0 : 404
+        let rendered = WriteOut.render(format, values)
+        #expect(rendered.text == text)
+        #expect(rendered.unknown == unknown)
     }
 
     @Test("-h and -V stop the run")
