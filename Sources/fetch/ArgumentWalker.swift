@@ -19,7 +19,8 @@ struct ArgumentWalker {
         var walker = ArgumentWalker(readConfig: readConfig)
         var options = FetchOptions()
         if let stop = try walker.walk(arguments, into: &options) { return stop }
-        guard !options.urls.isEmpty else { throw FetchUsageError(description: "no URL specified!") }
+        // curl says only "try --help" when given nothing at all.
+        guard !options.urls.isEmpty else { throw FetchUsageError(description: arguments.isEmpty ? "" : "no URL specified!") }
         try checkMethods(options)
         return .run(options)
     }

@@ -86,6 +86,8 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sS", "-m5", "--connect-timeout", "3", "{base}/get"]),
         Row(arguments: ["-K", "{dir}/config"]),
         Row(arguments: ["-sSf", "-i", "{base}/status/404"]),
+        Row(arguments: []),
+        Row(arguments: ["-s"]),
         Row(arguments: ["-sSf", "-o", "/dev/null", "-w", "%{http_code}", "{base}/get"]),
         Row(arguments: ["-sf", "-w", "%{http_code} %{exitcode}\\n", "{base}/status/503"]),
         Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{http_code}|%{exitcode}\\n", "http://127.0.0.1:1/"]),

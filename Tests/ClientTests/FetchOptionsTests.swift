@@ -67,6 +67,7 @@ struct FetchOptionsTests {
         ([url, "-o"], "option -o: requires parameter"),
         (["-m", "abc", url], "option -m: expected a proper numerical parameter"),
         (["-s"], "no URL specified!"),
+        ([], ""),
     ] as [([String], String)])
     func usageError(_ arguments: [String], _ message: String) {
         #expect(throws: FetchUsageError(description: message)) { try ArgumentWalker.parse(arguments, readConfig: { _ in nil }) }
