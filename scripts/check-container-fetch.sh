@@ -23,7 +23,10 @@ cleanup() {
     # Never remove a tree that still has something mounted in it.
     if ! grep -q " $root" /proc/mounts; then rm -rf "$work"; fi
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# A signal exits (running the EXIT trap once) instead of resuming the checks.
+trap "exit 130" INT
+trap "exit 143" TERM
 
 if [ $# -ge 1 ]; then
     install -D -m 755 "$1" "$root/fetch"
