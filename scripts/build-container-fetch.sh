@@ -6,7 +6,8 @@
 #
 # FoundationEssentials only (default traits off), Swift runtime and stdlib static
 # (-static-executable), OpenSSL from Debian's libssl-dev libssl.a/libcrypto.a, -Osize, sections
-# garbage-collected and identical code folded (--icf=safe, 0.14 MB) by the linker, symbols stripped. Scratch path .build-static (gitignored).
+# garbage-collected and identical code folded (--icf=safe, 0.14 MB) by the linker, symbols
+# stripped. Scratch path .build-static (gitignored).
 set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 out=$1
