@@ -89,6 +89,6 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
-        .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
     ]
 )

@@ -6,7 +6,8 @@
 #   scripts/install-test-deps.sh --no-venv  system packages only (what Benchmarks/run.sh needs)
 #
 # System packages (apt, `apt-get update` at most once, only if something is missing):
-#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev time(GNU), hyperfine
+#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev time(GNU),
+#   binutils (readelf), mount and coreutils (chroot) for the container fetch check, hyperfine
 #   if the archive has it.
 # Python: a venv at .build-venv/ (gitignored) with scripts/requirements-test.txt; the system
 #   Python is never modified. Set PYTHON to choose the interpreter (default python3).
@@ -23,7 +24,7 @@ done
 
 # command-name:debian-package pairs; a package is installed only when its command is missing.
 required=(nginx:nginx curl:curl wrk:wrk valgrind:valgrind openssl:openssl taskset:util-linux
-    pkg-config:pkg-config)
+    pkg-config:pkg-config readelf:binutils mount:mount chroot:coreutils)
 optional=(hyperfine:hyperfine)
 
 missing=()

@@ -7,6 +7,8 @@
 #     then swift test with the default traits (full Foundation for URLError & co.),
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
+#  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
+#     itself, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null and /proc (as root; CI is),
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
 #  7. prints the Wire parser benchmark figures,
 #  8. checks the micro benchmarks' allocation counts against Benchmarks/Thresholds (fails on a
@@ -41,6 +43,13 @@ swift test --disable-default-traits --scratch-path .build-minimal --filter Clien
 
 echo "== minimal fetch binary"
 bash scripts/check-fetch-binary.sh
+
+echo "== container fetch: one static binary as the whole root (chroot)"
+if [ "$(id -u)" = 0 ]; then
+    bash scripts/check-container-fetch.sh
+else
+    echo "skipped: the chroot test needs root (CI runs as root)"
+fi
 
 if [ -x Fuzz/run.sh ]; then
     echo "== fuzz the Wire parser for 60 s"

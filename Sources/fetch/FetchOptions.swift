@@ -4,30 +4,83 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// fetch's command line, spelled like curl's.
-struct FetchOptions {
-    struct Invalid: Error, CustomStringConvertible { var description: String }
+/// fetch's command line as a value: what curl's options asked for, before anything is sent.
+///
+/// Built by ``ArgumentWalker`` from the argument vector (and `-K` files) through the
+/// ``OptionTable``; turned into requests by `Fetch`. Later options override earlier ones, as in
+/// curl; list-valued options (`-H`, `-d`, `-F`, `--resolve`) accumulate.
+struct FetchOptions: Equatable {
+    /// Where one URL's body goes.
+    enum Output: Equatable {
+        /// `-o FILE` (`-o -` is standard output).
+        case file(String)
+        /// `-O`: the last path segment of the URL, in the current directory.
+        case remoteName
+    }
 
-    static let usage = """
-        usage: fetch URL [-X METHOD] [-H 'Name: value']... [-d DATA | --data-binary @FILE] [-o FILE] [-i] [-v]
-                     [--max-time S] [--connect-timeout S] [-f] [--resolve HOST:PORT:ADDR[,ADDR]]...
-               TLS:  [--cacert FILE] [--capath DIR] [-k] [--pinnedpubkey sha256//B64[;...]|FILE]
-                     [-E/--cert FILE[:PASSWORD]] [--cert-type PEM|DER|P12] [--key FILE] [--pass PHRASE]
-                     [--crlfile FILE] [--cert-status] [--ciphers LIST] [--tls13-ciphers LIST]
-                     [--tlsv1.2 | --tlsv1.3] [--tls-max 1.2|1.3]
-        """
+    /// `--fail` and `--fail-with-body`.
+    enum FailMode: Equatable {
+        /// HTTP errors are ordinary responses (exit 0).
+        case never
+        /// `-f`: exit 22 on a status ≥ 400, body not written.
+        case withoutBody
+        /// `--fail-with-body`: exit 22 on a status ≥ 400 after writing the body.
+        case withBody
+    }
 
-    var url = ""
-    var method = "GET"
-    var methodGiven = false
-    var headers = HTTPHeaders()
-    var body: Data?
-    var outputPath: String?
+    /// `-4` / `-6`.
+    enum IPVersion: Equatable { case any, v4, v6 }
+
+    /// The URLs, in command-line order.
+    var urls: [String] = []
+    /// `-o`/`-O` in command-line order: the nth one belongs to the nth URL (as in curl).
+    var outputs: [Output] = []
+    /// `-X`: the method, sent as given.
+    var method: String?
+    /// `-H` lines in order (applied by ``RequestBuilder``).
+    var headerLines: [String] = []
+    /// `-A`.
+    var userAgent: String?
+    /// `-e` (without curl's `;auto` suffix).
+    var referer: String?
+    /// `-d`, `--data-*` and `--json` pieces, in order.
+    var data: [DataPiece] = []
+    /// `-F` parts, in order.
+    var form: [String] = []
+    /// `-G`: the data goes into the URL's query and the method stays GET.
+    var dataInQuery = false
+    /// `-I`: a HEAD request; only the head is written.
+    var headOnly = false
+    /// `-i`: the response head is written before the body.
     var includeHeaders = false
+    /// `-D FILE`: the response head is written to FILE (`-` for standard output).
+    var dumpHeaderPath: String?
+    /// `--create-dirs`: missing directories of `-o` paths are created.
+    var createDirectories = false
+    /// `-s`: no error messages (unless `-S`).
+    var silent = false
+    /// `-S`: error messages even with `-s`.
+    var showError = false
+    /// `-f` / `--fail-with-body`.
+    var failMode = FailMode.never
+    /// `-v`: request and response heads and timings on standard error.
     var verbose = false
+    /// `-4` / `-6`.
+    var ipVersion = IPVersion.any
+    /// `--limit-rate` in bytes per second.
+    var limitRate: Int?
+    /// `--max-filesize` in bytes (exit 63 when the body is larger).
+    var maxFileSize: Int?
+    /// `-w`: the format written after each transfer (`@file` already read).
+    var writeOut: String?
+    /// `-m`.
     var maxTime: Double?
+    /// `--connect-timeout`.
     var connectTimeout: Double?
-    var failOnHTTPError = false
+    /// Options that were understood but need Client features fetch does not have yet; refused
+    /// before anything is sent (exit 2), never ignored.
+    var unsupported: [String] = []
+
     /// curl's `--cacert`: trust only the CA certificates in this PEM file.
     var caCertificateFile: String?
     /// curl's `-k`: no certificate verification (a warning is printed).
@@ -59,86 +112,55 @@ struct FetchOptions {
     /// curl's `--tls-max`: the highest TLS version offered.
     var maximumTLSVersion: String?
 
-    init(_ arguments: [String]) throws(Invalid) {
-        var iterator = arguments.makeIterator()
-        func value(_ option: String) throws(Invalid) -> String {
-            guard let next = iterator.next() else { throw Invalid(description: "\(option) needs a value") }
-            return next
-        }
-        while let argument = iterator.next() {
-            switch argument {
-            case "-X", "--request": method = try value(argument).uppercased(); methodGiven = true
-            case "-H", "--header":
-                let line = try value(argument)
-                guard let colon = line.firstIndex(of: ":") else { throw Invalid(description: "header \(line) has no colon") }
-                let name = String(line[..<colon])
-                let value = line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" })
-                headers.appendField(name: name, value: String(value))
-            case "-d", "--data", "--data-raw": body = Data(try value(argument).utf8)
-            case "--data-binary":
-                let spec = try value(argument)
-                if spec.hasPrefix("@") {
-                    guard let data = readFile(String(spec.dropFirst())) else { throw Invalid(description: "cannot read \(spec.dropFirst())") }
-                    body = data
-                } else {
-                    body = Data(spec.utf8)
-                }
-            case "-o", "--output": outputPath = try value(argument)
-            case "-i", "--include": includeHeaders = true
-            case "-v", "--verbose": verbose = true
-            case "-f", "--fail": failOnHTTPError = true
-            case "-m", "--max-time":
-                guard let seconds = Double(try value(argument)), seconds > 0 else { throw Invalid(description: "--max-time needs a positive number") }
-                maxTime = seconds
-            case "--connect-timeout":
-                guard let seconds = Double(try value(argument)), seconds > 0 else { throw Invalid(description: "--connect-timeout needs a positive number") }
-                connectTimeout = seconds
-            case "--cacert": caCertificateFile = try value(argument)
-            case "-k", "--insecure": insecure = true
-            case "--pinnedpubkey": pinnedPublicKey = try value(argument)
-            case "--capath": caCertificateDirectory = try value(argument)
-            case "--resolve": resolveEntries.append(try value(argument))
-            case "-E", "--cert": clientCertificate = try value(argument)
-            case "--cert-type": clientCertificateType = try value(argument).uppercased()
-            case "--key": clientKey = try value(argument)
-            case "--key-type":
-                // The key's format (PEM or DER) is detected from its content.
-                guard ["PEM", "DER"].contains(try value(argument).uppercased()) else { throw Invalid(description: "--key-type must be PEM or DER") }
-            case "--pass": passphrase = try value(argument)
-            case "--crlfile": crlFile = try value(argument)
-            case "--cert-status": requireCertificateStatus = true
-            case "--ciphers": ciphers = try value(argument)
-            case "--tls13-ciphers": tls13Ciphers = try value(argument)
-            case "-1", "--tlsv1", "--tlsv1.0", "--tlsv1.1":
-                break  // "at least TLS 1.0/1.1": always true, Lariat never offers less than 1.2
-            case "--tlsv1.2": minimumTLSVersion = "1.2"
-            case "--tlsv1.3": minimumTLSVersion = "1.3"
-            case "--tls-max":
-                let version = try value(argument)
-                guard ["1.2", "1.3"].contains(version) else { throw Invalid(description: "--tls-max must be 1.2 or 1.3") }
-                maximumTLSVersion = version
-            case "-h", "--help":
-                print(FetchOptions.usage)
-                exit(0)
-            default:
-                if argument.hasPrefix("-") { throw Invalid(description: "unknown option \(argument)") }
-                guard url.isEmpty else { throw Invalid(description: "only one URL is supported") }
-                url = argument
-            }
-        }
-        guard !url.isEmpty else { throw Invalid(description: "no URL given") }
-        if body != nil && !methodGiven { method = "POST" }
-        if body != nil && headers.value(for: "Content-Type") == nil {
-            headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        }
+    /// Whether an error message is printed for a failed transfer (`-s` without `-S` hides it).
+    var showsErrors: Bool { !silent || showError }
+}
+
+/// What a command line asks for.
+enum Invocation: Equatable {
+    /// Transfers.
+    case run(FetchOptions)
+    /// `-h`/`--help`.
+    case help
+    /// `-V`/`--version`.
+    case version
+}
+
+/// A command line fetch cannot run, with curl's exit status (2 for usage errors) and message.
+struct FetchUsageError: Error, Equatable, CustomStringConvertible {
+    /// The exit status.
+    var status: Int32 = 2
+    /// The message, without the `fetch: ` prefix.
+    var description: String
+    /// Whether curl's hint (`try 'fetch --help'`) follows the message.
+    var hint = true
+
+    /// curl's `option NAME: is unknown`.
+    static func unknown(_ option: String) -> FetchUsageError { FetchUsageError(description: "option \(option): is unknown") }
+    /// curl's `option NAME: requires parameter`.
+    static func missingValue(_ option: String) -> FetchUsageError { FetchUsageError(description: "option \(option): requires parameter") }
+    /// curl's `option NAME: expected a proper numerical parameter`.
+    static func notNumeric(_ option: String) -> FetchUsageError {
+        FetchUsageError(description: "option \(option): expected a proper numerical parameter")
+    }
+
+    /// curl's `Warning: ` lines instead of `fetch: MESSAGE` (hidden by `-s`).
+    var warning: [String]?
+
+    /// The lines written to standard error.
+    var lines: [String] {
+        if let warning { return warning }
+        var lines = description.isEmpty ? [] : ["fetch: \(description)"]
+        if hint { lines.append("fetch: try 'fetch --help' for more information") }
+        return lines
     }
 }
 
-/// Reads a whole file, or nil.
+/// Reads a whole file (`-` is standard input), or nil.
 func readFile(_ path: String) -> Data? {
-    let fd = open(path, O_RDONLY)
+    let fd = path == "-" ? 0 : open(path, O_RDONLY)
     guard fd >= 0 else { return nil }
-    defer { close(fd) }
+    defer { if fd != 0 { close(fd) } }
     var data = Data()
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {

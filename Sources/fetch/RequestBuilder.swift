@@ -1,0 +1,178 @@
+// From the option model and one URL to the request curl would send: the URL as curl reads it
+// (http:// assumed, user:password@ moved into Basic auth, -G data in the query), the method,
+// the headers (curl's defaults, then -H edits) and the body.
+import FoundationEssentials
+
+/// A request ready to hand to `Session`, built without any I/O but file reads.
+struct PlannedRequest: Equatable {
+    /// The URL to send to (no user info).
+    var url: String
+    /// The method.
+    var method: String
+    /// The headers in order.
+    var headers: [HeaderField]
+    /// The body, if any.
+    var body: Data?
+}
+
+/// One header.
+struct HeaderField: Equatable {
+    /// The name as given.
+    var name: String
+    /// The value.
+    var value: String
+}
+
+/// Why a request cannot be built, with curl's status.
+struct TransferError: Error, Equatable {
+    /// curl's exit status.
+    var status: Int32
+    /// The message (fetch prints `fetch: (status) message`).
+    var message: String
+}
+
+/// Builds ``PlannedRequest``s.
+struct RequestBuilder {
+    /// The User-Agent fetch sends unless `-A` or `-H` says otherwise.
+    static let userAgent = "fetch/\(FetchVersion.number)"
+    /// Reads files for `-d @file`, `-F` and `-H @file`.
+    var body = BodyBuilder()
+    /// The multipart boundary (random per run; fixed in tests).
+    var boundary = "------------------------" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+
+    /// The request for `rawURL` under `options`.
+    func request(_ rawURL: String, options: FetchOptions) throws(TransferError) -> PlannedRequest {
+        var (url, credentials) = try Self.normalize(rawURL)
+        var headers: [HeaderField] = [HeaderField(name: "User-Agent", value: options.userAgent ?? Self.userAgent), HeaderField(name: "Accept", value: "*/*")]
+        if let credentials {
+            headers.insert(HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()), at: 0)
+        }
+        if let referer = options.referer { headers.append(HeaderField(name: "Referer", value: referer)) }
+        var method = options.headOnly ? "HEAD" : "GET"
+        var payload: Data?
+        let hasData = !options.data.isEmpty
+        // -d with -F, or -I with a body, never get here: ArgumentWalker.checkMethods refuses them.
+        if hasData {
+            let data: Data
+            do { data = try body.data(options.data) } catch { throw TransferError(status: 26, message: "Failed to open/read local data from file/application (\(error.path))") }
+            if options.dataInQuery {
+                let separator = url.contains("?") ? "&" : "?"
+                let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
+                url = String(url[..<fragmentStart]) + separator + String(decoding: data, as: UTF8.self)
+            } else {
+                method = "POST"
+                payload = data
+                if options.data.contains(where: { $0.kind == .json }) {
+                    headers.append(HeaderField(name: "Content-Type", value: "application/json"))
+                    headers[1].value = "application/json"
+                } else {
+                    headers.append(HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+                }
+            }
+        } else if !options.form.isEmpty {
+            do { payload = try body.form(options.form, boundary: boundary) } catch {
+                switch error {
+                case .malformed(let spec): throw TransferError(status: 2, message: "Illegally formatted input field: \(spec)")
+                case .unreadable(let path): throw TransferError(status: 26, message: "Failed to open/read local data from file/application (\(path))")
+                }
+            }
+            method = "POST"
+            headers.append(HeaderField(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)"))
+        }
+        if let explicit = options.method { method = explicit }
+        headers = try edit(headers, with: options.headerLines)
+        return PlannedRequest(url: url, method: method, headers: headers, body: payload)
+    }
+
+    /// curl's `-H` rules: `Name: value` replaces fetch's own header of that name (several `-H`
+    /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines.
+    func edit(_ defaults: [HeaderField], with lines: [String]) throws(TransferError) -> [HeaderField] {
+        var own = defaults
+        var custom: [HeaderField] = []
+        var expanded: [String] = []
+        for line in lines {
+            if line.hasPrefix("@") {
+                guard let text = body.read(String(line.dropFirst())) else {
+                    throw TransferError(status: 26, message: "Failed to open \(line.dropFirst())")
+                }
+                expanded += String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map(String.init)
+            } else {
+                expanded.append(line)
+            }
+        }
+        for line in expanded {
+            if let colon = line.firstIndex(of: ":") {
+                let name = String(line[..<colon]).trimmed
+                let value = line[line.index(after: colon)...].trimmed
+                own.removeAll { $0.name.lowercased() == name.lowercased() }
+                if !value.isEmpty { custom.append(HeaderField(name: name, value: value)) }
+            } else if line.hasSuffix(";") {
+                let name = String(line.dropLast()).trimmed
+                own.removeAll { $0.name.lowercased() == name.lowercased() }
+                custom.append(HeaderField(name: name, value: ""))
+            }
+            // curl ignores a line with neither `:` nor a trailing `;`.
+        }
+        return own + custom
+    }
+
+    /// curl's reading of a URL: `http://` when no scheme is given, only http and https
+    /// (status 1 for others), user info taken out (returned as `user:password`, decoded).
+    static func normalize(_ raw: String) throws(TransferError) -> (url: String, credentials: String?) {
+        var url = raw
+        if url.firstRange(of: "://") == nil { url = "http://" + url }
+        let schemeEnd = url.firstRange(of: "://")!
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw TransferError(status: 1, message: "Protocol \"\(url[..<schemeEnd.lowerBound])\" not supported")
+        }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = url[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
+        let authority = url[authorityStart..<authorityEnd]
+        var credentials: String?
+        if let at = authority.lastIndex(of: "@") {
+            let info = authority[..<at]
+            let user: Substring
+            let password: Substring
+            if let colon = info.firstIndex(of: ":") {
+                user = info[..<colon]
+                password = info[info.index(after: colon)...]
+            } else {
+                user = info
+                password = ""
+            }
+            credentials = percentDecoded(user) + ":" + percentDecoded(password)
+            url = String(url[..<authorityStart]) + String(authority[authority.index(after: at)...]) + String(url[authorityEnd...])
+        }
+        let host = url[authorityStart...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" })
+        guard !host.isEmpty || url[authorityStart...].hasPrefix("[") else {
+            throw TransferError(status: 3, message: "URL using bad/illegal format or missing URL")
+        }
+        return (url, credentials)
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmed: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
+
+/// `%XX` sequences decoded (invalid ones kept as written).
+func percentDecoded(_ text: Substring) -> String {
+    var bytes: [UInt8] = []
+    let utf8 = Array(text.utf8)
+    var index = 0
+    while index < utf8.count {
+        if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
+           let value = UInt8(String(decoding: utf8[index + 1...index + 2], as: UTF8.self), radix: 16) {
+            bytes.append(value)
+            index += 3
+        } else {
+            bytes.append(utf8[index])
+            index += 1
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

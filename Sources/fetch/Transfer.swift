@@ -1,0 +1,214 @@
+// One URL of a run: the request sent through Session, then the response written as curl
+// writes it (-i, -I, -D, -o/-O/-o -, --create-dirs, -f/--fail-with-body, --max-filesize,
+// --limit-rate), with curl's status and one-line message for every failure.
+import Client
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One URL's transfer; a class so that what happened can be read after `run` (for `-w`).
+final class Transfer {
+    /// The run's options.
+    let options: FetchOptions
+    /// The request to send.
+    let request: PlannedRequest
+    /// Its `-o`/`-O`, if one was given for it.
+    let output: FetchOptions.Output?
+    /// The response head, once one arrived.
+    private(set) var response: HTTPURLResponse?
+    /// The body's length, once it arrived.
+    private(set) var bodySize = 0
+    /// The head's length as written by `-i` (status line, headers, blank line).
+    private(set) var headSize = 0
+    /// The last failure's message, empty on success.
+    private(set) var errorMessage = ""
+    /// When `run` started, and how long it took (seconds).
+    private(set) var duration = 0.0
+
+    /// A transfer of `request` under `options`, writing to `output`.
+    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
+        self.options = options
+        self.request = request
+        self.output = output
+    }
+
+    /// What `-w` can print about this transfer, given its exit status.
+    func writeOutValues(status: Int32) -> WriteOut.Values {
+        WriteOut.Values(
+            httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
+            contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
+            url: request.url, method: request.method, numHeaders: response?.headers.count ?? 0,
+            scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
+            timeTotal: duration)
+    }
+
+    /// Sends the request and writes the response; returns curl's status.
+    func run(_ session: Session) async -> Int32 {
+        var headers = HTTPHeaders()
+        // Appended, not replaced: repeated -H lines go out as curl sends them.
+        for field in request.headers { headers.appendField(name: field.name, value: field.value) }
+        var urlRequest: URLRequest
+        do {
+            urlRequest = try URLRequest(url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers)
+        } catch {
+            return report(3, "URL using bad/illegal format or missing URL")
+        }
+        urlRequest.httpBody = request.body
+        let started = Date()
+        defer { duration = Date().timeIntervalSince(started) }
+        let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
+        let response = await session.request(urlRequest)
+            .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
+        if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
+        switch response.result {
+        case .failure(let error):
+            let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
+            return report(status, TransferErrors.message(for: error, status: status, url: request.url))
+        case .success(let body):
+            guard let http = response.response else { return report(1, "no response") }
+            self.response = http
+            bodySize = body.count
+            return write(http, body: body)
+        }
+    }
+
+    /// Writes a response; returns curl's status.
+    private func write(_ http: HTTPURLResponse, body: Data) -> Int32 {
+        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
+        for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
+        head += "\r\n"
+        headSize = head.utf8.count
+        if let path = options.dumpHeaderPath {
+            let written = path == "-" ? writeAll(1, Data(head.utf8)) : Output.writeFile(path, Data(head.utf8), createDirectories: options.createDirectories)
+            if !written { return report(23, "Failed writing header to \(path)") }
+        }
+        let failed = http.statusCode >= 400 && options.failMode != .never
+        if failed && options.failMode == .withoutBody {
+            // curl has written the head already when -i asked for it; the body never.
+            if options.includeHeaders || options.headOnly { _ = writeAll(1, Data(head.utf8)) }
+            return report(22, "The requested URL returned error: \(http.statusCode)")
+        }
+        if let max = options.maxFileSize, body.count > max {
+            return report(63, "Maximum file size exceeded")
+        }
+        var bytes = Data()
+        if options.includeHeaders || options.headOnly { bytes.append(contentsOf: Array(head.utf8)) }
+        if !options.headOnly { bytes.append(body) }
+        switch output {
+        case .file(let path) where path != "-":
+            guard Output.writeFile(path, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
+                return report(23, "Failed writing body")
+            }
+        case .remoteName:
+            guard let name = Output.remoteName(request.url) else { return report(23, "Remote file name has no length!") }
+            guard Output.writeFile(name, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
+                return report(23, "Failed writing body")
+            }
+        case .file, nil:
+            // curl refuses binary data for a terminal unless asked with `-o -`.
+            if output == nil && isatty(1) == 1 && body.contains(0) {
+                // A warning, not an error: -s hides it even with -S (as curl).
+                if !options.silent {
+                    printError("""
+                        Warning: Binary output can mess up your terminal. Use "--output -" to tell 
+                        Warning: fetch to output it to your terminal anyway, or consider "--output 
+                        Warning: <FILE>" to save to a file.
+                        """)
+                }
+                return 23
+            }
+            guard Output.write(1, bytes, limitRate: options.limitRate) else { return report(23, "Failed writing body") }
+        }
+        if failed { return report(22, "The requested URL returned error: \(http.statusCode)") }
+        return 0
+    }
+
+    /// Prints `fetch: (status) message` unless silenced; returns `status`.
+    private func report(_ status: Int32, _ message: String) -> Int32 {
+        errorMessage = message
+        if options.showsErrors { printError("fetch: (\(status)) \(message)") }
+        return status
+    }
+}
+
+/// Where bytes go: files (with `--create-dirs`), standard output, write errors noticed.
+enum Output {
+    /// Writes `data` to a new file at `path`; false on any error (including at close).
+    static func writeFile(_ path: String, _ data: Data, createDirectories: Bool, limitRate: Int? = nil) -> Bool {
+        if createDirectories { makeParents(of: path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { return false }
+        let written = write(fd, data, limitRate: limitRate)
+        return close(fd) == 0 && written
+    }
+
+    /// Writes every byte, at most `limitRate` bytes a second when given; false on an error.
+    static func write(_ fd: Int32, _ data: Data, limitRate: Int?) -> Bool {
+        guard let limitRate, limitRate > 0 else { return writeAll(fd, data) }
+        let chunk = max(1, min(limitRate, 16 * 1024))
+        var offset = 0
+        let start = monotonicSeconds()
+        while offset < data.count {
+            let end = min(offset + chunk, data.count)
+            guard writeAll(fd, data[offset..<end]) else { return false }
+            offset = end
+            // Sleep until the bytes written so far are on schedule.
+            let due = Double(offset) / Double(limitRate) - (monotonicSeconds() - start)
+            if due > 0 { usleep(UInt32(due * 1_000_000)) }
+        }
+        return true
+    }
+
+    /// The standard reason phrase for `status` (Client does not keep the server's).
+    static func reasonPhrase(_ status: Int) -> String {
+        let phrases = [200: "OK", 201: "CREATED", 202: "ACCEPTED", 204: "NO CONTENT", 206: "PARTIAL CONTENT", 301: "MOVED PERMANENTLY",
+                       302: "FOUND", 303: "SEE OTHER", 304: "NOT MODIFIED", 307: "TEMPORARY REDIRECT", 308: "PERMANENT REDIRECT",
+                       400: "BAD REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT FOUND", 405: "METHOD NOT ALLOWED",
+                       408: "REQUEST TIMEOUT", 409: "CONFLICT", 410: "GONE", 413: "PAYLOAD TOO LARGE", 418: "I'M A TEAPOT",
+                       429: "TOO MANY REQUESTS", 500: "INTERNAL SERVER ERROR", 502: "BAD GATEWAY", 503: "SERVICE UNAVAILABLE",
+                       504: "GATEWAY TIMEOUT"]
+        return phrases[status] ?? ""
+    }
+
+    /// `-O`: the URL path's last segment, or nil when it is empty.
+    static func remoteName(_ url: String) -> String? {
+        var rest = Substring(url)
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let path = rest[slash...].prefix(while: { $0 != "?" && $0 != "#" })
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// Creates the missing directories above `path`.
+    private static func makeParents(of path: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var prefix = ""
+        for (index, part) in parts.enumerated() {
+            prefix += index == 0 ? String(part) : "/" + part
+            if !prefix.isEmpty { mkdir(prefix, 0o755) }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// Writes every byte of `data` to `fd`; false on an error (ENOSPC on /dev/full, EPIPE…).
+func writeAll<Bytes: DataProtocol>(_ fd: Int32, _ data: Bytes) -> Bool {
+    let bytes = Array(data)
+    return bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}

@@ -1,0 +1,125 @@
+// fetch's parser without the network: argument vector in, option model (or curl's usage error)
+// out; then the request each model builds (URL, method, headers, body) with files injected.
+import FoundationEssentials
+import Testing
+@testable import fetch
+
+@Suite("fetch command line")
+struct FetchOptionsTests {
+    /// One argument vector and what it must parse to.
+    struct Row: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var expected: @Sendable (inout FetchOptions) -> Void
+        var testDescription: String { arguments.joined(separator: " ") }
+        init(_ arguments: [String], _ expected: @escaping @Sendable (inout FetchOptions) -> Void) {
+            self.arguments = arguments
+            self.expected = expected
+        }
+    }
+
+    static let url = "http://h/"
+
+    static let rows: [Row] = [
+        Row(["-fsSL", url]) { $0.failMode = .withoutBody; $0.silent = true; $0.showError = true; $0.unsupported = ["-L, --location: not supported yet (Client does not follow redirects)"] },
+        Row(["-sSf", url]) { $0.failMode = .withoutBody; $0.silent = true; $0.showError = true },
+        Row(["-XPOST", url]) { $0.method = "POST" },
+        Row(["-X", "PUT", "-X", "PATCH", url]) { $0.method = "PATCH" },  // later wins
+        Row(["-m5", url]) { $0.maxTime = 5 },
+        Row(["-m", "0.5", url]) { $0.maxTime = 0.5 },
+        Row(["-ofile", url]) { $0.outputs = [.file("file")] },
+        Row(["-so", "-", url]) { $0.silent = true; $0.outputs = [.file("-")] },
+        Row(["-sofile", url]) { $0.silent = true; $0.outputs = [.file("file")] },
+        Row(["-o", "a", "http://a/", "-O", "http://b/"]) { $0.urls = ["http://a/", "http://b/"]; $0.outputs = [.file("a"), .remoteName] },
+        Row(["--", "-notanoption"]) { $0.urls = ["-notanoption"] },
+        Row(["-s", "--no-silent", url]) { $0.silent = false },
+        Row(["-f", "--fail-with-body", url]) { $0.failMode = .withBody },
+        Row(["-I", "-i", "-A", "ua", "-e", "http://r/;auto", url]) { $0.headOnly = true; $0.includeHeaders = true; $0.userAgent = "ua"; $0.referer = "http://r/" },
+        Row(["-H", "X-A: 1", "-HX-B;", url]) { $0.headerLines = ["X-A: 1", "X-B;"] },
+        Row(["-d", "a=1", "--data-raw", "@x", "--data-binary", "@f", "--data-urlencode", "q=a b", "--json", "{}", url]) {
+            $0.data = [.init(kind: .ascii, text: "a=1"), .init(kind: .raw, text: "@x"), .init(kind: .binary, text: "@f"),
+                       .init(kind: .urlencode, text: "q=a b"), .init(kind: .json, text: "{}")]
+        },
+        Row(["-G", "-F", "a=b", url]) { $0.dataInQuery = true; $0.form = ["a=b"] },
+        Row(["-D", "-", "--create-dirs", "-4", url]) { $0.dumpHeaderPath = "-"; $0.createDirectories = true; $0.ipVersion = .v4 },
+        Row(["-6", url]) { $0.ipVersion = .v6 },
+        Row(["--http1.1", "--limit-rate", "10k", "--max-filesize", "2M", url]) { $0.limitRate = 10 * 1024; $0.maxFileSize = 2 << 20 },
+        Row(["--http2", url]) { $0.unsupported = ["--http2: fetch speaks HTTP/1.1 only (use --http1.1)"] },
+        Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
+            $0.writeOut = "%{http_code}"
+            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-b, --cookie: not supported yet (no cookie engine in Client)"]
+        },
+        Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
+    ]
+
+    @Test("argument vector → option model", arguments: rows)
+    func parses(_ row: Row) throws {
+        var expected = FetchOptions()
+        expected.urls = [Self.url]
+        row.expected(&expected)
+        let invocation = try ArgumentWalker.parse(row.arguments, readConfig: { _ in nil })
+        #expect(invocation == .run(expected))
+    }
+
+    @Test("usage errors: curl's message, exit 2", arguments: [
+        (["--foo", url], "option --foo: is unknown"),
+        (["-Z", url], "option -Z: is unknown"),
+        (["-sZ", url], "option -sZ: is unknown"),
+        ([url, "-o"], "option -o: requires parameter"),
+        (["-m", "abc", url], "option -m: expected a proper numerical parameter"),
+        (["-s"], "no URL specified!"),
+        ([], ""),
+    ] as [([String], String)])
+    func usageError(_ arguments: [String], _ message: String) {
+        #expect(throws: FetchUsageError(description: message)) { try ArgumentWalker.parse(arguments, readConfig: { _ in nil }) }
+    }
+
+    @Test("-w formats", arguments: [
+        ("%{http_code} %{response_code}", "404 404", []),
+        ("%{http_code}", "000", []),
+        ("%{size_download}/%{size_header}%%\\n", "12/34%\n", []),
+        ("%{exitcode}:%{errormsg}\\t%{url_effective}", "22:boom\thttp://h/", []),
+        ("%{method} %{scheme} %{http_version} %{num_headers} %{content_type}", "GET HTTP 1.1 3 text/plain", []),
+        ("%{time_total}", "0.250000", []),
+        ("a%{nope}b\\x %", "ab\\x %", ["nope"]),
+    ] as [(String, String, [String])])
+    func writeOut(_ format: String, _ text: String, _ unknown: [String]) {
+        var values = WriteOut.Values(sizeDownload: 12, sizeHeader: 34, contentType: "text/plain", exitCode: 22, errorMessage: "boom",
+                                     url: "http://h/", numHeaders: 3, httpVersion: "1.1", timeTotal: 0.25)
+        values.httpCode = format == "%{http_code}" ? 0 : 404
+        let rendered = WriteOut.render(format, values)
+        #expect(rendered.text == text)
+        #expect(rendered.unknown == unknown)
+    }
+
+    @Test("-h and -V stop the run")
+    func helpAndVersion() throws {
+        #expect(try ArgumentWalker.parse(["-V"]) == .version)
+        #expect(try ArgumentWalker.parse(["-sh", Self.url]) == .help)
+    }
+
+    @Test("-K: curl's config syntax, spliced where -K stands")
+    func configFile() throws {
+        let config = """
+            # a comment
+            silent
+            --show-error
+            header = "X-Quoted: a \\"b\\""
+            max-time: 3
+            -o out
+            url = "http://k/"
+            """
+        let invocation = try ArgumentWalker.parse(["-X", "PUT", "-K", "conf", "-m", "9"], readConfig: { $0 == "conf" ? config : nil })
+        var expected = FetchOptions()
+        expected.method = "PUT"
+        expected.silent = true
+        expected.showError = true
+        expected.headerLines = ["X-Quoted: a \"b\""]
+        expected.maxTime = 9
+        expected.outputs = [.file("out")]
+        expected.urls = ["http://k/"]
+        #expect(invocation == .run(expected))
+        #expect(throws: FetchUsageError(status: 26, description: "(26) Failed to open/read config file nope", hint: false)) {
+            try ArgumentWalker.parse(["-K", "nope", Self.url], readConfig: { _ in nil })
+        }
+    }
+}
