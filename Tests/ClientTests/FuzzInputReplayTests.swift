@@ -65,7 +65,7 @@ struct FuzzInputReplayTests {
         for (name, bytes) in fuzzInputs("multipart") where !bytes.isEmpty {
             let pieces = bytes.split(separator: 0xFF, maxSplits: 11, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             let form = MultipartFormData(boundary: boundary)
-            var parts = 0
+            var headerLines: [Int] = []
             for index in stride(from: 0, to: pieces.count, by: 4) {
                 let part = Array(pieces[index..<min(index + 4, pieces.count)])
                 let content = Data((part.count > 3 ? part[3] : "").utf8)
@@ -74,10 +74,17 @@ struct FuzzInputReplayTests {
                 } else {
                     form.append(content, withName: part[0], fileName: part.count > 1 ? part[1] : nil)
                 }
-                parts += 1
+                headerLines.append(part.count > 2 ? 2 : 1)
             }
             let body = String(decoding: try form.encode(), as: UTF8.self)
-            #expect(body.components(separatedBy: "--\(boundary)").count - 1 == parts + 1, "\(name)")
+            let segments = body.components(separatedBy: "--\(boundary)")
+            #expect(segments.count - 1 == headerLines.count + 1, "\(name)")
+            // A CR or LF in a name, file name or MIME type must not add a header line
+            // (FailCases/multipart-crlf-in-mime-type).
+            for (segment, lines) in zip(segments.dropFirst(), headerLines) {
+                let section = segment.dropFirst(2).components(separatedBy: "\r\n\r\n")[0]
+                #expect(section.utf8.split(separator: 10, omittingEmptySubsequences: false).count == lines, "\(name): \(section.debugDescription)")
+            }
         }
     }
 
