@@ -5,7 +5,8 @@
 // open a part: the delimiter occurs exactly once per part plus the closing one (the fixed
 // boundary is longer than anything the fuzzer is likely to place in a part, and inputs that hold
 // it are skipped); each part's header section is one `Content-Disposition` line and, with a MIME
-// type, one `Content-Type` line: a CR or LF in a name cannot add a header.
+// type, one `Content-Type` line: a CR or LF in a name cannot add a header. (Other control bytes,
+// NUL included, pass through as the WHATWG encoding algorithm passes them: they cannot end a line.)
 @testable import Client
 import ClientFuzzHarness
 import Foundation
@@ -58,7 +59,6 @@ enum MultipartFuzzer {
             let section = Array(encoded[head.startIndex..<blank])
             let count = section.split(separator: 10, omittingEmptySubsequences: false).count
             require(count == lines, "\(count) header lines, expected \(lines): \(String(decoding: section, as: UTF8.self).debugDescription)")
-            require(section.allSatisfy { $0 != 0 }, "NUL in a part's headers")
         }
     }
 
