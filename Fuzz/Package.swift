@@ -4,7 +4,9 @@
 //
 // Each product is one input kind (httparse's `fuzz/` layout): `parser` (a response stream and the
 // methods it answers), `chunked` (a chunked body behind a fixed head), `serializer` (request heads
-// from arbitrary strings). The oracles live in `FuzzHarness`, shared by all three.
+// from arbitrary strings), `chunkedencode` (the chunked encoder round trip); the stream oracles live
+// in `FuzzHarness`. `host`, `disposition`, `multipart`, `form` (Client) and `pem` (TLS) fuzz the
+// inputs a hostile server or user controls outside the codec; see README.md.
 //
 // Build flags come from the command line, so they reach the Lariat package too and Wire is
 // instrumented for coverage:
@@ -20,12 +22,21 @@ let strict: [SwiftSetting] = [
 /// The fuzz entry points link with lld (see above).
 let fuzzerLinking: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld"])]
 
+/// What the Client targets link: the shared entry point and the Client module.
+let clientTarget: [Target.Dependency] = ["ClientFuzzHarness", .product(name: "Client", package: "Lariat")]
+
 let package = Package(
     name: "LariatFuzz",
     products: [
         .executable(name: "parser", targets: ["parser"]),
         .executable(name: "chunked", targets: ["chunked"]),
         .executable(name: "serializer", targets: ["serializer"]),
+        .executable(name: "chunkedencode", targets: ["chunkedencode"]),
+        .executable(name: "host", targets: ["host"]),
+        .executable(name: "disposition", targets: ["disposition"]),
+        .executable(name: "multipart", targets: ["multipart"]),
+        .executable(name: "form", targets: ["form"]),
+        .executable(name: "pem", targets: ["pem"]),
     ],
     dependencies: [
         // `name:` pins the identity to the manifest's name; a bare path dependency is named after
@@ -42,5 +53,18 @@ let package = Package(
         .executableTarget(name: "parser", dependencies: ["FuzzHarness"], swiftSettings: strict, linkerSettings: fuzzerLinking),
         .executableTarget(name: "chunked", dependencies: ["FuzzHarness"], swiftSettings: strict, linkerSettings: fuzzerLinking),
         .executableTarget(name: "serializer", dependencies: ["FuzzHarness"], swiftSettings: strict, linkerSettings: fuzzerLinking),
+        .executableTarget(name: "chunkedencode", dependencies: ["FuzzHarness"], swiftSettings: strict, linkerSettings: fuzzerLinking),
+
+        // Inputs parsed outside Wire. `host`, `disposition`, `multipart` and `form` reach Client's
+        // internal parsers with `@testable import`, so run.sh builds with `-enable-testing`.
+        .target(name: "ClientFuzzHarness", dependencies: ["CLibFuzzer"], swiftSettings: strict),
+        .executableTarget(name: "host", dependencies: clientTarget, swiftSettings: strict, linkerSettings: fuzzerLinking),
+        .executableTarget(name: "disposition", dependencies: clientTarget, swiftSettings: strict, linkerSettings: fuzzerLinking),
+        .executableTarget(name: "multipart", dependencies: clientTarget, swiftSettings: strict, linkerSettings: fuzzerLinking),
+        .executableTarget(name: "form", dependencies: clientTarget, swiftSettings: strict, linkerSettings: fuzzerLinking),
+        .executableTarget(
+            name: "pem", dependencies: ["ClientFuzzHarness", .product(name: "TLS", package: "Lariat")],
+            swiftSettings: strict, linkerSettings: fuzzerLinking
+        ),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target and runs it for a fixed time.
 #
-#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags…]     TARGET: parser | chunked | serializer
+#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags…]     TARGET: see TARGETS below
 #
 # The run starts from a work copy of the corpus (Fuzz/corpus-work/TARGET, gitignored), seeded from
 # the committed corpus (Fuzz/corpus/TARGET) and this target's minimized crashers (Fuzz/FailCases/TARGET-*),
@@ -12,15 +12,16 @@
 # violation, leak, timeout, out-of-memory), 2 on bad usage or a failed build.
 set -euo pipefail
 
+TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem"
 usage() {
-    echo "usage: $0 parser|chunked|serializer SECONDS [libFuzzer flags...]" >&2
+    echo "usage: $0 TARGET SECONDS [libFuzzer flags...]; TARGET: ${TARGETS// /|}" >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
 target=$1
 seconds=$2
 shift 2
-case "$target" in parser | chunked | serializer) ;; *) usage ;; esac
+[[ " $TARGETS " == *" $target "* ]] || usage
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || usage  # libFuzzer reads 0 as "no limit"
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -28,7 +29,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 export SWIFT_BACKTRACE=enable=no
 
 # The flags reach every Swift module, the Lariat package included, so Wire is instrumented.
-build=(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+# `-enable-testing` lets the Client targets `@testable import` the internal parsers they fuzz.
+build=(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 if ! "${build[@]}" --product "$target" >&2; then
     echo "fuzz $target: build failed" >&2
     exit 2
@@ -44,10 +46,14 @@ done
 findings() { find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
 before=$(findings)
 
+# A target's own dictionary (Fuzz/TARGET.dict) when it has one, else the HTTP tokens.
+dict=http.dict
+[[ -f "$target.dict" ]] && dict="$target.dict"
+
 log="$artifacts/last-run.log"
 status=0
 SECONDS=0
-"$binary" -max_total_time="$seconds" -dict=http.dict -artifact_prefix="$artifacts/" \
+"$binary" -max_total_time="$seconds" -dict="$dict" -artifact_prefix="$artifacts/" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$@" "$work" "corpus/$target" >"$log" 2>&1 || status=$?
 
 executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -18,6 +18,7 @@ struct Framing: Sendable {
         var transferEncoding: TransferCodings?
         var connectionClose = false
         var connectionKeepAlive = false
+        var upgrade = false
 
         for field in fields {
             switch field.name.count {
@@ -46,6 +47,8 @@ struct Framing: Sendable {
                         if Scan.equalsIgnoringCase(p, element, "keep-alive") { connectionKeepAlive = true }
                     }
                 }
+            case 7 where Scan.equalsIgnoringCase(p, field.name, "upgrade"):
+                upgrade = upgrade || !field.value.isEmpty
             default:
                 continue
             }
@@ -59,8 +62,13 @@ struct Framing: Sendable {
 
         let body: BodyFraming
         switch (status.status, request) {
-        case (101, _):
+        case (101, .upgradable):
+            // RFC 9110 §15.2.2: the server MUST say which protocol it switches to.
+            guard upgrade else { throw WireError(.upgradeField, "101 Switching Protocols without an Upgrade field", offset: 0) }
             body = .tunnel
+        case (101, _):
+            // RFC 9110 §7.8: a server MUST NOT switch to a protocol the request did not offer.
+            throw WireError(.unsolicitedUpgrade, "101 Switching Protocols to a request that offered no upgrade", offset: 0)
         case (100..<200, _):
             body = .none
         case (200..<300, .connect):

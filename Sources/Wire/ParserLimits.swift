@@ -19,6 +19,12 @@ public struct ParserLimits: Sendable, Hashable {
     public var maxTrailerSectionSize: Int
     /// The most interim (1xx) responses before a final response. 16 by default.
     public var maxInterimResponses: Int
+    /// The framing bytes a chunked body may spend before its framing must stay under three
+    /// quarters of what was read: past this many bytes of size lines, extensions and CRLFs, a body
+    /// whose framing exceeds three times its data is refused
+    /// (``WireError/Rule/chunkedOverhead``). 100 KiB by default, picohttpparser's bound; it stops
+    /// a server from keeping a client busy with endless one-byte chunks and long extensions.
+    public var maxChunkedOverhead: Int
 
     /// Creates limits; every parameter defaults to the value documented on its property.
     public init(
@@ -28,7 +34,8 @@ public struct ParserLimits: Sendable, Hashable {
         maxChunkSizeDigits: Int = 16,
         maxChunkExtensionLength: Int = 4 * 1024,
         maxTrailerSectionSize: Int = 16 * 1024,
-        maxInterimResponses: Int = 16
+        maxInterimResponses: Int = 16,
+        maxChunkedOverhead: Int = 100 * 1024
     ) {
         self.maxStatusLineLength = maxStatusLineLength
         self.maxHeaderSectionSize = maxHeaderSectionSize
@@ -37,6 +44,7 @@ public struct ParserLimits: Sendable, Hashable {
         self.maxChunkExtensionLength = maxChunkExtensionLength
         self.maxTrailerSectionSize = maxTrailerSectionSize
         self.maxInterimResponses = maxInterimResponses
+        self.maxChunkedOverhead = maxChunkedOverhead
     }
 
     /// The documented defaults.

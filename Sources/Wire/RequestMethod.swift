@@ -43,11 +43,17 @@ public struct RequestMethod: Hashable, Sendable, RawRepresentable, CustomStringC
     }
 }
 
-/// What the parser needs to remember about each outstanding request (RFC 9112 §6.3 points 1 and 2).
+/// What the parser needs to remember about each outstanding request (RFC 9112 §6.3 points 1 and 2,
+/// RFC 9110 §7.8).
 enum ResponseKind: UInt8, Sendable {
+    /// Any other request: a 101 answering it is refused.
     case normal
+    /// HEAD: the response has no content.
     case head
+    /// CONNECT: a 2xx response starts a tunnel.
     case connect
+    /// A request (not HEAD or CONNECT) that sent `Upgrade`: a 101 answering it switches protocols.
+    case upgradable
 }
 
 /// An HTTP version number.

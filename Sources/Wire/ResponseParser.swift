@@ -6,7 +6,8 @@
 //        │  ▲                        │              └──▶ drained       (Connection: close)
 //        │  └──interim (1xx)─────────┘ (stays)       body(chunked) ──last chunk──▶ trailers ──▶ …
 //        ├──head (framing .none)──▶ awaitingHead / drained, via a pending end event
-//        └──101, or 2xx to CONNECT──▶ upgraded (terminal: the remaining bytes are not HTTP/1.1)
+//        └──101 (to a request offering Upgrade), or 2xx to CONNECT──▶ upgraded (terminal: the
+//                   remaining bytes are not HTTP/1.1); a 101 to any other request is an error
 //   any ──malformed input──▶ failed (terminal: every later call throws the same error)
 //   any ──finish()──▶ closed (terminal)
 //
@@ -28,8 +29,8 @@ public enum ResponseEvent: Sendable, Hashable {
     case body(Range<Int>)
     /// The response is complete.
     case end(MessageEnd)
-    /// A 101 response or a 2xx answer to CONNECT: the bytes after `consumed` belong to the new
-    /// protocol. The parser parses nothing more.
+    /// A 101 response to a request that offered an upgrade, or a 2xx answer to CONNECT: the bytes
+    /// after `consumed` belong to the new protocol. The parser parses nothing more.
     case upgraded(ResponseHead)
 }
 
@@ -110,8 +111,14 @@ public struct ResponseParser: Sendable {
 
     /// Records that a request with `method` was sent; its response is expected after those of the
     /// requests recorded before it.
-    public mutating func expectResponse(to method: RequestMethod) {
-        expected.append(method.responseKind)
+    /// - Parameters:
+    ///   - method: the request's method (HEAD and CONNECT change how the response is framed).
+    ///   - offeringUpgrade: whether the request carried an `Upgrade` field. Only then is a
+    ///     `101 Switching Protocols` answer accepted (as ``ResponseEvent/upgraded(_:)``); otherwise
+    ///     it is ``WireError/Rule/unsolicitedUpgrade`` (RFC 9110 §7.8). Ignored for HEAD and CONNECT.
+    public mutating func expectResponse(to method: RequestMethod, offeringUpgrade: Bool = false) {
+        let kind = method.responseKind
+        expected.append(offeringUpgrade && kind == .normal ? .upgradable : kind)
     }
 
     /// The number of requests whose final response has not started yet.

@@ -89,7 +89,9 @@ extension WireError.Rule {
     public static let transferEncoding = Self(rawValue: "transfer-encoding")
     /// A chunk size that is missing, not hexadecimal, or does not fit in 63 bits.
     public static let chunkSize = Self(rawValue: "chunk-size")
-    /// A chunk extension with a forbidden character (RFC 9112 §7.1.1).
+    /// A chunk extension off its grammar (RFC 9112 §7.1.1): a name that is not a token, `=`
+    /// without a token or quoted-string value, an unterminated quoted string, an invalid
+    /// quoted-pair, or a control character.
     public static let chunkExtension = Self(rawValue: "chunk-extension")
     /// Chunk data not followed by CRLF (RFC 9112 §7.1).
     public static let chunkTerminator = Self(rawValue: "chunk-terminator")
@@ -110,6 +112,18 @@ extension WireError.Rule {
     public static let trailerSectionTooLarge = Self(rawValue: "trailer-section-too-large")
     /// More interim (1xx) responses before a final one than ``ParserLimits/maxInterimResponses``.
     public static let tooManyInterimResponses = Self(rawValue: "too-many-interim-responses")
+    /// A chunked body's framing outweighs its data: more than ``ParserLimits/maxChunkedOverhead``
+    /// framing bytes and more than three times the data bytes (picohttpparser's guard).
+    public static let chunkedOverhead = Self(rawValue: "chunked-overhead")
+
+    // MARK: Upgrade (RFC 9110 §7.8, §15.2.2)
+
+    /// A 101 (Switching Protocols) to a request that offered no upgrade: a server MUST NOT switch
+    /// to a protocol the client did not name in `Upgrade` (RFC 9110 §7.8).
+    public static let unsolicitedUpgrade = Self(rawValue: "unsolicited-upgrade")
+    /// A 101 without an `Upgrade` field naming the new protocol (RFC 9110 §15.2.2: the server
+    /// MUST generate one).
+    public static let upgradeField = Self(rawValue: "upgrade-field")
 
     // MARK: Connection-level
 

@@ -170,9 +170,10 @@ struct HTTP1ConnectionStateMachineTests {
         ("malformed response: failed, not retried",
          [.start(request(reused: true)), .written(40), .received("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")],
          [.write, .fail(.malformed(WireError(.contentLengthMismatch, "")), retry: false)], false),
+        // The parser refuses a 101 to a request that offered no upgrade (RFC 9110 §7.8).
         ("unexpected 101: failed",
          [.start(request()), .written(40), .received("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n")],
-         [.write, .fail(.unexpectedUpgrade, retry: false)], false),
+         [.write, .fail(.malformed(WireError(.unsolicitedUpgrade, "")), retry: false)], false),
         ("idle timeout while waiting",
          [.start(request(idle: .seconds(2))), .written(40), .timer(at: 1.0), .timer(at: 2.0)],
          [.write, .fail(.idleTimeout(.seconds(2)), retry: false)], false),

@@ -50,7 +50,7 @@ struct FuzzReplayTests {
 
 private let smallLimits = ParserLimits(
     maxStatusLineLength: 64, maxHeaderSectionSize: 256, maxFieldCount: 8, maxChunkSizeDigits: 4,
-    maxChunkExtensionLength: 16, maxTrailerSectionSize: 128, maxInterimResponses: 3
+    maxChunkExtensionLength: 16, maxTrailerSectionSize: 128, maxInterimResponses: 3, maxChunkedOverhead: 64
 )
 private let edgeLimits = ParserLimits(
     maxStatusLineLength: 200, maxHeaderSectionSize: 100, maxFieldCount: 1, maxChunkSizeDigits: 1,
@@ -76,6 +76,7 @@ private func decodeStream(_ file: FuzzFile) -> (stream: [UInt8], methods: [Reque
     let options = b.count > 1 ? b[1] : 0
     let methods: [RequestMethod] = (0..<(Int(methodsByte & 3) % 3 + 1)).map { index in
         switch (methodsByte >> (2 + 2 * UInt8(index))) & 3 {
+        case 1: return .options
         case 2: return .head
         case 3: return .connect
         default: return .get

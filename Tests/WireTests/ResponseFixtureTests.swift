@@ -82,8 +82,8 @@ let validFixtures: [Fixture] = [
         .interim(100, []), .interim(103, fields("Link", "</s.css>; rel=preload")),
         .head(200, "OK", fields("Content-Length", "1"), .contentLength(1), keepAlive: true), .body([0x78]), .end([], closeDelimited: false, keepAlive: true),
     ]),
-    // 101 stops parsing and hands back the rest.
-    Fixture(name: "101 switching protocols", raw: "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u{81}\u{05}hello", expected: [
+    // 101 to the request that offered Upgrade (OPTIONS in these tests) stops parsing and hands back the rest.
+    Fixture(name: "101 switching protocols", raw: "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u{81}\u{05}hello", methods: [.options], expected: [
         .upgraded(101, rest: Array("\u{81}\u{05}hello".utf8)),
     ]),
     // A 2xx answer to CONNECT is a tunnel, even with Content-Length.

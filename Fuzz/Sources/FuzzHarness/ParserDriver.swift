@@ -38,7 +38,7 @@ struct ParserDriver {
 
     private func run(pieces: [Int], whole: UnsafeRawBufferPointer) -> Transcript {
         var parser = ResponseParser(limits: limits)
-        for method in methods { parser.expectResponse(to: method) }
+        for method in methods { parser.expectResponse(to: method, offeringUpgrade: method == .options) }
         var transcript = Transcript()
         var received = 0
         var consumed = 0

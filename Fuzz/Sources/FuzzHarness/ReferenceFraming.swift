@@ -13,6 +13,7 @@ extension ReferenceSection {
         var sawTransferEncoding = false
         var close = false
         var keepAliveToken = false
+        var upgradeNamed = false
 
         for field in fields {
             switch Self.lowercased(field.name) {
@@ -49,6 +50,8 @@ extension ReferenceSection {
                     if Self.lowercased(Array(option)) == "close" { close = true }
                     if Self.lowercased(Array(option)) == "keep-alive" { keepAliveToken = true }
                 }
+            case "upgrade":
+                upgradeNamed = upgradeNamed || !field.value.isEmpty
             default:
                 break
             }
@@ -57,6 +60,13 @@ extension ReferenceSection {
         if sawTransferEncoding && contentLength != nil { throw Disagreement("both Content-Length and Transfer-Encoding") }
         // §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
         if sawTransferEncoding && version.minor == 0 { throw Disagreement("Transfer-Encoding in HTTP/1.0") }
+
+        // RFC 9110 §7.8: a 101 only to the request that offered Upgrade (OPTIONS in the harness),
+        // and §15.2.2: it names the new protocol.
+        if status == 101 {
+            guard method == .options else { throw Disagreement("a 101 to \(method), which offered no upgrade") }
+            guard upgradeNamed else { throw Disagreement("a 101 without an Upgrade field") }
+        }
 
         // §6.3 points 1-7, in order.
         let body: BodyFraming

@@ -6,7 +6,8 @@
 //   chunked input: [options] body…   (stream = `chunkedHead` + body)
 //
 //   methods byte:  bits 0-1: count - 1 (3 means 1); bits 2-3, 4-5, 6-7: one method each,
-//                  0 or 1 = GET, 2 = HEAD, 3 = CONNECT
+//                  0 = GET, 1 = OPTIONS (the one request that offers `Upgrade`, as in RFC 2817's
+//                  `OPTIONS *` upgrade), 2 = HEAD, 3 = CONNECT
 //   options byte:  bits 0-1: limits (0 `.default`, 1 and 3 `smallLimits`, 2 `edgeLimits`);
 //                  bits 2-7: the split seed
 
@@ -26,7 +27,7 @@ public struct StreamCase: Sendable {
     /// Limits small enough for the fuzzer to reach every one of them.
     public static let smallLimits = ParserLimits(
         maxStatusLineLength: 64, maxHeaderSectionSize: 256, maxFieldCount: 8, maxChunkSizeDigits: 4,
-        maxChunkExtensionLength: 16, maxTrailerSectionSize: 128, maxInterimResponses: 3
+        maxChunkExtensionLength: 16, maxTrailerSectionSize: 128, maxInterimResponses: 3, maxChunkedOverhead: 64
     )
 
     /// Limits at their edges: zero where zero means something (no interim response, no chunk
@@ -72,6 +73,7 @@ public struct StreamCase: Sendable {
         let count = Int(byte & 3) % 3 + 1
         return (0..<count).map { index in
             switch (byte >> (2 + 2 * UInt8(index))) & 3 {
+            case 1: return .options
             case 2: return .head
             case 3: return .connect
             default: return .get

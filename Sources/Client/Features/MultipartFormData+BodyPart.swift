@@ -27,8 +27,22 @@ struct BodyPart: Sendable {
     let length: UInt64
 
     /// `Name: value` lines followed by the blank line that ends the part's header.
+    ///
+    /// CR and LF inside a name or value are written as `%0D` and `%0A` (the escaping names already
+    /// get), so a MIME type or custom header cannot add a header line or end the section early
+    /// (found by the `multipart` fuzzer: Fuzz/FailCases/multipart-crlf-in-mime-type).
     var encodedHeaders: Data {
-        Data((headers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n").utf8)
+        func escaped(_ text: String) -> String {
+            guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return text }
+            return String(decoding: text.utf8.flatMap { byte -> [UInt8] in
+                switch byte {
+                case 0x0D: return Array("%0D".utf8)
+                case 0x0A: return Array("%0A".utf8)
+                default: return [byte]
+                }
+            }, as: UTF8.self)
+        }
+        return Data((headers.map { "\(escaped($0.name)): \(escaped($0.value))\r\n" }.joined() + "\r\n").utf8)
     }
 
     /// Reads the content in chunks of at most ``chunkSize`` bytes.

@@ -36,7 +36,9 @@ func fields(_ pairs: String...) -> [Recorded.Field] {
 /// front of one buffer) and records every event. `eof` reports the end of the stream at the end.
 func transcript(_ pieces: [[UInt8]], methods: [RequestMethod], eof: Bool, limits: ParserLimits = .default) -> [Recorded] {
     var parser = ResponseParser(limits: limits)
-    for method in methods { parser.expectResponse(to: method) }
+    // OPTIONS stands for the request that offers `Upgrade` (RFC 2817's `OPTIONS *` upgrade), as
+    // in the fuzz harness: only its 101 answer switches protocols.
+    for method in methods { parser.expectResponse(to: method, offeringUpgrade: method == .options) }
     var buffer: [UInt8] = []
     var events: [Recorded] = []
     var upgradedStatus: Int?
