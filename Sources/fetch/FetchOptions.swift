@@ -91,6 +91,16 @@ struct FetchOptions: Equatable {
     var caCertificateDirectory: String?
     /// curl's `--resolve HOST:PORT:ADDR[,ADDR…]` entries, parsed when the session is made.
     var resolveEntries: [String] = []
+    /// curl's `--unix-socket PATH` / `--abstract-unix-socket NAME`: every connection goes to it.
+    var unixSocket: UnixSocket?
+
+    /// Where `--unix-socket` or `--abstract-unix-socket` sends connections.
+    enum UnixSocket: Equatable {
+        /// A socket file.
+        case path(String)
+        /// A name in Linux's abstract namespace.
+        case abstract(String)
+    }
     /// curl's `-E/--cert FILE[:PASSWORD]`: the client certificate (chain) for mutual TLS.
     var clientCertificate: String?
     /// curl's `--cert-type`: `PEM` (default), `DER` or `P12` (guessed from a .p12/.pfx name).

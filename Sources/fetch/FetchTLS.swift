@@ -163,6 +163,17 @@ extension FetchOptions {
                 throw FetchSetupError(status: 49, description: "--resolve \(entry): \(error)")
             }
         }
+        // curl's --unix-socket: every host of the transfer goes to the socket; Host, SNI and the
+        // certificate check keep the URL's name.
+        do throws(HostResolver.InvalidAddress) {
+            switch unixSocket {
+            case .path(let path): try resolver.overrideUnixSocket(host: "*", path: path)
+            case .abstract(let name): try resolver.overrideAbstractUnixSocket(host: "*", name: name)
+            case nil: break
+            }
+        } catch {
+            throw FetchSetupError(status: 2, description: "(2) bad Unix socket \(error.address): empty or over 107 bytes")
+        }
         return resolver
     }
 

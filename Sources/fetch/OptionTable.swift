@@ -107,6 +107,8 @@ enum OptionTable {
         value("limit-rate") { options, text throws(FetchUsageError) in options.limitRate = try size("--limit-rate", text) },
         value("max-filesize") { options, text throws(FetchUsageError) in options.maxFileSize = try size("--max-filesize", text) },
         value("resolve") { $0.resolveEntries.append($1) },
+        value("unix-socket") { $0.unixSocket = .path($1) },
+        value("abstract-unix-socket") { $0.unixSocket = .abstract($1) },
         flag("progress-bar", "#") { _, _ in },  // fetch draws no progress meter at all
         flag("no-progress-meter") { _, _ in },
         flag("disable", "q") { _, _ in },       // fetch reads no default config file anyway

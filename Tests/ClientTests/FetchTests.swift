@@ -183,3 +183,23 @@ extension ClientIntegrationTests.FetchTests {
     }
 }
 #endif
+
+extension ClientIntegrationTests.FetchTests {
+    @Test("--unix-socket and --abstract-unix-socket send the URL's request to the socket")
+    func unixSocket() throws {
+        let path = "/tmp/lariat-fetch-\(getpid()).sock"
+        let file = try UnixSocketServer(name: path)
+        defer { file.stop() }
+        let viaPath = try Self.run(["-sS", "--unix-socket", path, "http://docker/v1.43/version"])
+        #expect(viaPath.status == 0, "\(viaPath.standardError)")
+        #expect(viaPath.standardOutput == "unix")
+        #expect(file.requestHeads.first?.hasPrefix("GET /v1.43/version HTTP/1.1\r\nHost: docker\r\n") == true, "\(file.requestHeads)")
+
+        let abstract = try UnixSocketServer(name: "lariat-fetch-\(getpid())", abstract: true)
+        defer { abstract.stop() }
+        let viaName = try Self.run(["-sS", "--abstract-unix-socket", abstract.name, "http://localhost/x"])
+        #expect(viaName.status == 0 && viaName.standardOutput == "unix", "\(viaName.standardError)")
+        let missing = try Self.run(["-sS", "--unix-socket", "/tmp/lariat-none.sock", "http://localhost/"])
+        #expect(missing.status == 7, "\(missing.standardError)")
+    }
+}
