@@ -6,6 +6,7 @@ import FoundationEssentials
 import Dispatch
 import Synchronization
 import TLS
+import EventLoop
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///
@@ -57,6 +58,8 @@ public class Request: @unchecked Sendable {
     /// The queue on which response serializers of the completion-handler API run.
     public let serializationQueue: DispatchQueue
     let session: Session
+    /// The request's own interceptor, used before the session's (adapters first, retriers first).
+    public let interceptor: (any RequestInterceptor)?
 
     /// A response handler; `onWorker` is true when it runs on ``underlyingQueue`` (where blocking
     /// work is fine) and false on the thread the response completed on (a connection's loop) or
@@ -69,12 +72,16 @@ public class Request: @unchecked Sendable {
         var response: HTTPURLResponse?
         var error: AFError?
         var metrics: URLSessionTaskMetrics?
+        /// When the first exchange started: retries share its resource deadline.
+        var firstStart: Deadline?
     }
     let mutable = Mutex(Mutable())
 
-    init(id: UUID = .randomV4(), session: Session, underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
+    init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
+         underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
         self.id = id
         self.session = session
+        self.interceptor = interceptor
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
     }
@@ -99,8 +106,10 @@ public class Request: @unchecked Sendable {
     public var error: AFError? { mutable.withLock { $0.error } }
     /// Timings and byte counts of the exchange, once finished.
     public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics } }
-    /// Silent transport retries do not count; Lariat has no user-level retry yet, so always 0.
-    public var retryCount: Int { 0 }
+    /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
+    /// delay elapsed and its new exchange is being built). The transport's own silent retries of
+    /// a stale keep-alive connection do not count.
+    public var retryCount: Int { mutable.withLock { $0.machine.retryCount } }
 
     /// Starts the request (or resumes a suspended one). Requests start on their own when the first
     /// response handler is added if the session's `startRequestsImmediately` is true (the default).
@@ -163,6 +172,8 @@ public class Request: @unchecked Sendable {
     func didComplete() {}
     /// Runs validators once the exchange ended; DataRequest overrides.
     func runValidators() {}
+    /// Forgets the last exchange's body before a retry's exchange is built (on ``underlyingQueue``).
+    func prepareForRetry() {}
 
     // MARK: Lifecycle
 
@@ -175,6 +186,9 @@ public class Request: @unchecked Sendable {
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
+        case .askRetrier: askRetrier()
+        case .scheduleRetry(let delay): scheduleRetry(after: delay)
+        case .restartExchange: prepareForRetry(); start()
         case .runHandlers(let handlers): for handler in handlers { handler(onWorker) }
         }
     }
@@ -194,10 +208,36 @@ public class Request: @unchecked Sendable {
         } catch {
             return startFailed((error as? AFError) ?? AFError.createUploadableFailed(error: error))
         }
+        // Recorded before adapting: a failed adaptation leaves the request it was given visible
+        // (RetryPolicy reads its method).
+        let firstStart = mutable.withLock { state in
+            state.request = urlRequest
+            if state.firstStart == nil { state.firstStart = .now() }
+            return state.firstStart!
+        }
+        guard let adapter = session.adapter(for: self) else {
+            return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart)
+        }
+        let initialRequest = urlRequest
+        // Adapters are user code: they run on the request's queue, not on the thread that
+        // called `resume()` (nor a connection's loop, for a retry), as Alamofire's run on its
+        // session's queue. Their completion may come from any thread.
+        underlyingQueue.async { [self] in
+            adapter.adapt(initialRequest, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
+                switch result {
+                case .success(let adapted): send(adapted, uploadBody: uploadBody, firstStart: firstStart)
+                case .failure(let error): startFailed(.requestAdaptationFailed(error: error))
+                }
+            }
+        }
+    }
+
+    /// Builds the exchange for the (adapted) URLRequest and reports it to the machine.
+    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline) {
         mutable.withLock { $0.request = urlRequest }
         let transport: TransportRequest
         do {
-            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody)
+            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
@@ -245,11 +285,59 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Finishes: the subclass's last step, validators, then every waiting handler.
+    /// Finishes the exchange: the subclass's last step, validators, then either every waiting
+    /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
         didComplete()
         runValidators()
-        perform(mutable.withLock { $0.machine.finished() }, onWorker: onWorker)
+        let hasRetrier = interceptor != nil || session.interceptor != nil
+        perform(mutable.withLock { $0.machine.outcomeRecorded(failed: $0.error != nil, hasRetrier: hasRetrier) }, onWorker: onWorker)
+    }
+
+    // MARK: Retry
+
+    /// Asks the request's retrier, then the session's, on the request's queue (retriers are user
+    /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
+    /// same queue, whatever thread the retrier answers from.
+    private func askRetrier() {
+        guard let retrier = session.retrier(for: self), let error = error else {
+            preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
+        }
+        underlyingQueue.async { [self] in
+            retrier.retry(self, for: session, dueTo: error) { [self] result in
+                underlyingQueue.async { [self] in retrierAnswered(result, originalError: error) }
+            }
+        }
+    }
+
+    private func retrierAnswered(_ result: RetryResult, originalError: AFError) {
+        let action = mutable.withLock { state in
+            // A cancel while the retrier decided keeps `explicitlyCancelled`.
+            if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
+                state.error = .requestRetryFailed(retryError: retryError, originalError: originalError)
+            }
+            return state.machine.retryDecided(retry: result.delay)
+        }
+        perform(action, onWorker: true)
+    }
+
+    /// Reports the end of a retry's delay from the request's queue. A cancel meanwhile finished
+    /// the request already; the machine then drops this report.
+    private func scheduleRetry(after delay: Double) {
+        let elapsed: @Sendable () -> Void = { [self] in
+            let action = mutable.withLock { state in
+                let action = state.machine.retryDelayElapsed()
+                // The new attempt starts clean, as Alamofire's `reset()` before a retry.
+                if case .restartExchange = action { (state.error, state.response, state.metrics) = (nil, nil, nil) }
+                return action
+            }
+            perform(action, onWorker: true)
+        }
+        if delay > 0 {
+            underlyingQueue.asyncAfter(deadline: .now() + delay, execute: elapsed)
+        } else {
+            underlyingQueue.async(execute: elapsed)
+        }
     }
 
     /// Records the response head.
