@@ -249,42 +249,61 @@ struct RequestStateMachineTests {
         #expect(machine.activeExchange == nil)
     }
 
-    /// Random interleavings of user intents with the starter's and the transport's reports, as
-    /// `Request` produces them. Deterministic: a fixed-seed generator.
-    @Test("random walks keep one exchange and legal public transitions")
+    /// Random interleavings of user intents with the starter's, the transport's, the retrier's
+    /// and the retry timer's reports, as `Request` produces them. Deterministic: a fixed-seed
+    /// generator.
+    @Test("random walks keep one exchange per attempt and legal public transitions")
     func randomWalks() {
         var random = SplitMix(seed: 0x5EED)
+        var walksWithRetries = 0
         for walk in 0..<2_000 {
             var machine = Machine()
             var starts = 0, startPending = false, executed: Int?, ended = false, completing = false
+            var asked = false, timerPending = false, retries = 0
             var finished = false, handlersAdded = 0, handlersRun = 0, trace: [String] = []
-            for _ in 0..<30 where !finished {
-                var choices: [Event] = [.resume, .suspend, .cancel, .handler("h")]
+            for _ in 0..<40 where !finished {
+                // Cancel is offered one step in four, so that many walks get as far as a retry.
+                var choices: [Event] = [.resume, .suspend, .handler("h")]
+                if random.next() % 4 == 0 { choices.append(.cancel) }
                 if startPending { choices += [.created(walk), .startFailed] }
                 if executed != nil, !ended { choices += [.head, .ended] }
-                if completing { choices.append(.finished) }
+                if completing { choices += [.recorded(failed: random.next() % 4 != 0, retrier: random.next() % 4 != 0)] }
+                if asked { choices += [.decided(random.next() % 3 == 0 ? nil : 0)] }
+                if timerPending { choices.append(.delayElapsed) }
                 let event = choices[Int(random.next() % UInt64(choices.count))]
                 trace.append(event.description)
                 let before = machine.publicState
                 let action = event.apply(to: &machine)
                 #expect(before == machine.publicState || before.canTransition(to: machine.publicState), "\(trace)")
-                if case .handler = event { handlersAdded += 1 }
-                if case .created = event { startPending = false }
-                if case .startFailed = event { startPending = false }
-                if case .ended = event { ended = true }
+                switch event {
+                case .handler: handlersAdded += 1
+                case .created, .startFailed: startPending = false
+                case .ended: ended = true
+                case .recorded: completing = false
+                case .decided: asked = false
+                case .delayElapsed: timerPending = false
+                default: break
+                }
                 switch action {
                 case .startExchange: starts += 1; startPending = true
+                case .restartExchange:
+                    retries += 1; startPending = true; executed = nil; ended = false
+                    #expect(machine.retryCount == retries, "\(trace)")
                 case .executeExchange(let id): #expect(executed == nil, "\(trace)"); executed = id
                 case .complete: completing = true
+                case .askRetrier: asked = true
+                case .scheduleRetry: timerPending = true
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
-                    if case .finished = event { finished = true; completing = false }
-                case .none, .cancelExchange, .deliverHead, .askRetrier, .scheduleRetry, .restartExchange: break
+                    if case .handler = event {} else { finished = true }
+                case .none, .cancelExchange, .deliverHead: break
                 }
             }
             #expect(starts <= 1, "\(trace)")
             if finished { #expect(handlersRun == handlersAdded, "\(trace)") }
+            if retries > 0 { walksWithRetries += 1 }
         }
+        #expect(walksWithRetries > 100, "the walks must exercise retries: \(walksWithRetries)")
     }
 
     // Impossible transitions trap with the state in the message.
