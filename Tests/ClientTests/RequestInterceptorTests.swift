@@ -61,6 +61,16 @@ extension ClientIntegrationTests {
             #expect(response.request?.headers.value(for: "X-Order") == "request,session")
         }
 
+        @Test("httpbin echoes the field an adapter added", .enabled(if: ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"] != nil))
+        func adapterAgainstHTTPBin() async throws {
+            struct Echo: Decodable { var headers: [String: String] }
+            let base = try #require(ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"])
+            let session = Session(interceptor: orderAdapter("session"))
+            let echo = try await session.request(base + "/headers", interceptor: orderAdapter("request"))
+                .serializingDecodable(Echo.self).value
+            #expect(echo.headers["X-Order"] == "request,session")
+        }
+
         @Test("an adapter that fails: requestAdaptationFailed with its error, nothing sent")
         func adapterThrows() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])

@@ -178,7 +178,7 @@ public class Request: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Performs what the state machine decided, outside the lock.
-    private func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
+    func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
         case .startExchange: start()
@@ -292,52 +292,6 @@ public class Request: @unchecked Sendable {
         runValidators()
         let hasRetrier = interceptor != nil || session.interceptor != nil
         perform(mutable.withLock { $0.machine.outcomeRecorded(failed: $0.error != nil, hasRetrier: hasRetrier) }, onWorker: onWorker)
-    }
-
-    // MARK: Retry
-
-    /// Asks the request's retrier, then the session's, on the request's queue (retriers are user
-    /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
-    /// same queue, whatever thread the retrier answers from.
-    private func askRetrier() {
-        guard let retrier = session.retrier(for: self), let error = error else {
-            preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
-        }
-        underlyingQueue.async { [self] in
-            retrier.retry(self, for: session, dueTo: error) { [self] result in
-                underlyingQueue.async { [self] in retrierAnswered(result, originalError: error) }
-            }
-        }
-    }
-
-    private func retrierAnswered(_ result: RetryResult, originalError: AFError) {
-        let action = mutable.withLock { state in
-            // A cancel while the retrier decided keeps `explicitlyCancelled`.
-            if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
-                state.error = .requestRetryFailed(retryError: retryError, originalError: originalError)
-            }
-            return state.machine.retryDecided(retry: result.delay)
-        }
-        perform(action, onWorker: true)
-    }
-
-    /// Reports the end of a retry's delay from the request's queue. A cancel meanwhile finished
-    /// the request already; the machine then drops this report.
-    private func scheduleRetry(after delay: Double) {
-        let elapsed: @Sendable () -> Void = { [self] in
-            let action = mutable.withLock { state in
-                let action = state.machine.retryDelayElapsed()
-                // The new attempt starts clean, as Alamofire's `reset()` before a retry.
-                if case .restartExchange = action { (state.error, state.response, state.metrics) = (nil, nil, nil) }
-                return action
-            }
-            perform(action, onWorker: true)
-        }
-        if delay > 0 {
-            underlyingQueue.asyncAfter(deadline: .now() + delay, execute: elapsed)
-        } else {
-            underlyingQueue.async(execute: elapsed)
-        }
     }
 
     /// Records the response head.

@@ -4,12 +4,12 @@
 //
 // States, with the public `Request.State` each one shows:
 //
-//   initialized ───────resume──────▶ starting ──exchangeCreated──▶ running ──transportEnded──▶ completing ──finished──▶ finished
-//   (.initialized)                   (.resumed)                     (.resumed)                  (.resumed)                (.finished)
+//   initialized ───────resume──────▶ starting ──exchangeCreated──▶ running ──transportEnded──▶ completing ──outcomeRecorded──▶ finished
+//   (.initialized)                   (.resumed)                     (.resumed)                  (.resumed)                       (.finished)
 //        │ suspend                    │ ▲ suspend/resume             │ cancel
 //        ▼                            ▼ │                            ▼
 //   suspendedBeforeStart ─resume─▶  starting(suspended)          cancelling ──transportEnded──▶ completing(cancelled)
-//   (.suspended)                    (.suspended)                  (.cancelled)                   (.cancelled) ──finished──▶ finished(cancelled)
+//   (.suspended)                    (.suspended)                  (.cancelled)                   (.cancelled) ──outcomeRecorded──▶ finished(cancelled)
 //                                     │ exchangeCreated
 //                                     ▼
 //                                   suspendedWithExchange ──resume──▶ running
@@ -20,7 +20,7 @@
 //   starting ──startFailed──▶ completing
 //
 // Why `starting` is a state of its own: building the URLRequest runs user code (the request
-// modifier, adapters to come) outside the lock. The old `Request` read "not started yet" from
+// modifier, adapters) outside the lock. The old `Request` read "not started yet" from
 // `exchange == nil`, so a suspend and a resume from another thread during that window started a
 // second exchange (issue 9, finding 5; `RequestLifecycleTests.resumeSuspendResumeRace`). Here
 // only the `resume` that leaves `initialized` or `suspendedBeforeStart` returns `startExchange`,
