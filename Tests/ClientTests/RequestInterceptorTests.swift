@@ -50,15 +50,15 @@ extension ClientIntegrationTests {
             return index < requests.count ? String(decoding: requests[index], as: UTF8.self) : ""
         }
 
-        @Test("the request's adapter runs, then the session's; the server sees both")
+        @Test("the session's adapter runs, then the request's (Alamofire 5.12); the server sees both")
         func adapterOrder() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
             defer { server.stop() }
             let session = Session(interceptor: orderAdapter("session"))
             let response = await session.request(url(server), interceptor: orderAdapter("request")).serializingData().response
             #expect(response.value == Data("ok".utf8))
-            #expect(head(server).contains("X-Order: request,session\r\n"), "\(head(server))")
-            #expect(response.request?.headers.value(for: "X-Order") == "request,session")
+            #expect(head(server).contains("X-Order: session,request\r\n"), "\(head(server))")
+            #expect(response.request?.headers.value(for: "X-Order") == "session,request")
         }
 
         @Test("httpbin echoes the field an adapter added", .enabled(if: ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"] != nil))
@@ -68,7 +68,7 @@ extension ClientIntegrationTests {
             let session = Session(interceptor: orderAdapter("session"))
             let echo = try await session.request(base + "/headers", interceptor: orderAdapter("request"))
                 .serializingDecodable(Echo.self).value
-            #expect(echo.headers["X-Order"] == "request,session")
+            #expect(echo.headers["X-Order"] == "session,request")
         }
 
         @Test("an adapter that fails: requestAdaptationFailed with its error, nothing sent")
@@ -277,6 +277,23 @@ struct InterceptorCompositionTests {
         #expect(count.value == asked)
     }
 
+    @Test("Request.interceptor(_:), adapt(using:) and retry(using:) add after what the request has")
+    func requestAdditions() async throws {
+        let request = session.request("http://example.invalid/", interceptor: orderAdapter("given"))
+            .adapt(using: orderAdapter("added")).interceptor(orderAdapter("intercepted"))
+        let adapter = try #require(request.interceptor)
+        let adapted = try await withCheckedContinuation { continuation in
+            adapter.adapt(URLRequest(url: URL(string: "http://example.invalid/")!), for: session) { continuation.resume(returning: $0) }
+        }.get()
+        #expect(adapted.headers.value(for: "X-Order") == "given,added,intercepted")
+        let order = Mutex<[String]>([])
+        let plain = session.request("http://example.invalid/")
+            .retry(using: Retrier { _, _, _, completion in order.withLock { $0.append("first") }; completion(.doNotRetry) })
+            .retry(using: Retrier { _, _, _, completion in order.withLock { $0.append("second") }; completion(.doNotRetry) })
+        _ = await retry(try #require(plain.interceptor))
+        #expect(order.withLock { $0 } == ["first", "second"])
+    }
+
     @Test("interceptors come after the retriers given on their own")
     func interceptorsAfterRetriers() async {
         let order = Mutex<[String]>([])
@@ -286,7 +303,7 @@ struct InterceptorCompositionTests {
         #expect(order.withLock { $0 } == ["retrier", "interceptor"])
     }
 
-    @Test("the request's interceptor comes before the session's")
+    @Test("the session's interceptor comes before the request's (Alamofire 5.12)")
     func requestBeforeSession() async throws {
         let session = Session(interceptor: orderAdapter("session"))
         let request = session.request("http://example.invalid/", interceptor: orderAdapter("request"))
@@ -294,7 +311,7 @@ struct InterceptorCompositionTests {
         let adapted = try await withCheckedContinuation { continuation in
             adapter.adapt(URLRequest(url: URL(string: "http://example.invalid/")!), for: session) { continuation.resume(returning: $0) }
         }.get()
-        #expect(adapted.headers.value(for: "X-Order") == "request,session")
+        #expect(adapted.headers.value(for: "X-Order") == "session,request")
         #expect(session.retrier(for: session.request("http://example.invalid/")) != nil)
         #expect(Session().retrier(for: Session().request("http://example.invalid/")) == nil)
     }

@@ -9,6 +9,63 @@ import Synchronization
 // A retry is a new exchange of the same request: `RequestStateMachine` moves it through
 // awaitingRetrier and waitingToRetry back to starting; these perform those actions.
 extension Request {
+    // MARK: Interceptors
+
+    /// The request's own interceptor, run after the session's (adapters and retriers alike).
+    public var interceptor: (any RequestInterceptor)? { mutable.withLock { $0.interceptor } }
+
+    /// Adds `interceptor` after the request's current adapters and retriers.
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters, retriers: existing.retriers, interceptors: [interceptor])
+            case let existing?:
+                state.interceptor = Interceptor(interceptors: [existing, interceptor])
+            case nil:
+                state.interceptor = Interceptor(interceptors: [interceptor])
+            }
+        }
+        return self
+    }
+
+    /// Adds `adapter` after the request's current adapters (so after the session's too).
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters + [adapter], retriers: existing.retriers)
+            case let existing?:
+                // After the existing one, as documented (Alamofire 5.12 puts it first in this case).
+                state.interceptor = Interceptor(adapters: [existing, adapter], retriers: [existing])
+            case nil:
+                state.interceptor = Interceptor(adapters: [adapter])
+            }
+        }
+        return self
+    }
+
+    /// Adds `retrier` after the request's current retriers (so after the session's too).
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters, retriers: existing.retriers + [retrier])
+            case let existing?:
+                // After the existing one, as documented (Alamofire 5.12 puts it first in this case).
+                state.interceptor = Interceptor(adapters: [existing], retriers: [existing, retrier])
+            case nil:
+                state.interceptor = Interceptor(retriers: [retrier])
+            }
+        }
+        return self
+    }
+
+    // MARK: Retry
+
     /// Asks the request's retrier, then the session's, on the request's queue (retriers are user
     /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
     /// same queue, whatever thread the retrier answers from.

@@ -58,8 +58,6 @@ public class Request: @unchecked Sendable {
     /// The queue on which response serializers of the completion-handler API run.
     public let serializationQueue: DispatchQueue
     let session: Session
-    /// The request's own interceptor, used before the session's (adapters first, retriers first).
-    public let interceptor: (any RequestInterceptor)?
 
     /// A response handler; `onWorker` is true when it runs on ``underlyingQueue`` (where blocking
     /// work is fine) and false on the thread the response completed on (a connection's loop) or
@@ -74,6 +72,8 @@ public class Request: @unchecked Sendable {
         var metrics: URLSessionTaskMetrics?
         /// When the first exchange started: retries share its resource deadline.
         var firstStart: Deadline?
+        /// The request's own interceptor (see `Request+Retry.swift`).
+        var interceptor: (any RequestInterceptor)?
     }
     let mutable = Mutex(Mutable())
 
@@ -81,7 +81,7 @@ public class Request: @unchecked Sendable {
          underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
         self.id = id
         self.session = session
-        self.interceptor = interceptor
+        mutable.withLock { $0.interceptor = interceptor }
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
     }
@@ -290,7 +290,7 @@ public class Request: @unchecked Sendable {
     private func complete(onWorker: Bool) {
         didComplete()
         runValidators()
-        let hasRetrier = interceptor != nil || session.interceptor != nil
+        let hasRetrier = session.interceptor != nil || interceptor != nil
         perform(mutable.withLock { $0.machine.outcomeRecorded(failed: $0.error != nil, hasRetrier: hasRetrier) }, onWorker: onWorker)
     }
 

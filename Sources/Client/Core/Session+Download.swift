@@ -14,7 +14,7 @@ extension Session {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     ///   - destination: Where the finished file goes; `nil` (the default) keeps it in the
     ///     temporary directory.
@@ -61,7 +61,7 @@ extension Session {
     /// Downloads what the request `convertible` builds into a file.
     /// - Parameters:
     ///   - convertible: The request.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
     /// - Returns: The request; it starts when a response handler is added.
     public func download(

@@ -13,7 +13,7 @@ extension Session {
     ///   - convertible: The URL.
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: Used for temporary files; `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
@@ -29,7 +29,7 @@ extension Session {
     /// - Parameters:
     ///   - data: The body.
     ///   - convertible: The request.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
@@ -46,7 +46,7 @@ extension Session {
     ///   - convertible: The URL.
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request. A file that cannot be opened fails it with
@@ -63,7 +63,7 @@ extension Session {
     /// - Parameters:
     ///   - fileURL: A `file:` URL.
     ///   - convertible: The request.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
@@ -84,7 +84,7 @@ extension Session {
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default. The multipart
     ///     `Content-Type` with its boundary is set for you.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
@@ -118,7 +118,7 @@ extension Session {
     ///   - multipartFormData: The form.
     ///   - request: The request.
     ///   - encodingMemoryThreshold: ``MultipartFormData/encodingMemoryThreshold`` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(

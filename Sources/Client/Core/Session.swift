@@ -45,7 +45,7 @@ public final class Session: Sendable {
     public let tlsConfiguration: TLSConfiguration
     /// Where connections go for each host: the system resolver, or fixed addresses (curl's `--resolve`).
     public let resolver: HostResolver
-    /// Adapts and retries every request of the session, after each request's own interceptor.
+    /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
@@ -57,7 +57,7 @@ public final class Session: Sendable {
     ///   - rootQueue: The serial queue requests' work targets.
     ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
     ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).
-    ///   - interceptor: Adapts and retries every request, after the request's own interceptor;
+    ///   - interceptor: Adapts and retries every request, before the request's own interceptor;
     ///     `nil` by default.
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
@@ -116,7 +116,7 @@ public final class Session: Sendable {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request(
@@ -143,7 +143,7 @@ public final class Session: Sendable {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoder: `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request<Parameters: Encodable & Sendable>(
@@ -165,7 +165,7 @@ public final class Session: Sendable {
     /// Creates a request from a URLRequest or another `URLRequestConvertible`.
     /// - Parameters:
     ///   - convertible: The request.
-    ///   - interceptor: Adapts and retries this request, before the session's; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
         DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, session: self)
     }

@@ -248,21 +248,23 @@ extension RequestInterceptor where Self == Interceptor {
     }
 }
 
+// Session first, then request: Alamofire 5.12's order (its `Request.adapt(using:)` documents
+// "called after the adapters of the parent Session"; before 5.12 the request's ran first).
 extension Session {
-    /// The request's interceptor, then the session's, as adapters (Alamofire's order).
+    /// The session's interceptor, then the request's, as adapters (Alamofire 5.12's order).
     func adapter(for request: Request) -> (any RequestAdapter)? {
         switch (request.interceptor, interceptor) {
-        case (let own?, let shared?): Interceptor(adapters: [own, shared])
+        case (let own?, let shared?): Interceptor(adapters: [shared, own])
         case (let own?, nil): own
         case (nil, let shared?): shared
         case (nil, nil): nil
         }
     }
 
-    /// The request's interceptor, then the session's, as retriers (Alamofire's order).
+    /// The session's interceptor, then the request's, as retriers (Alamofire 5.12's order).
     func retrier(for request: Request) -> (any RequestRetrier)? {
         switch (request.interceptor, interceptor) {
-        case (let own?, let shared?): Interceptor(retriers: [own, shared])
+        case (let own?, let shared?): Interceptor(retriers: [shared, own])
         case (let own?, nil): own
         case (nil, let shared?): shared
         case (nil, nil): nil
