@@ -216,7 +216,7 @@ public class Request: @unchecked Sendable {
             return state.firstStart!
         }
         guard let adapter = session.adapter(for: self) else {
-            return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart)
+            return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
         }
         let initialRequest = urlRequest
         // Adapters are user code: they run on the request's queue, not on the thread that
@@ -225,16 +225,18 @@ public class Request: @unchecked Sendable {
         underlyingQueue.async { [self] in
             adapter.adapt(initialRequest, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
                 switch result {
-                case .success(let adapted): send(adapted, uploadBody: uploadBody, firstStart: firstStart)
+                case .success(let adapted): send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
                 case .failure(let error): startFailed(.requestAdaptationFailed(error: error))
                 }
             }
         }
     }
 
-    /// Builds the exchange for the (adapted) URLRequest and reports it to the machine.
-    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline) {
-        mutable.withLock { $0.request = urlRequest }
+    /// Builds the exchange for the (adapted) URLRequest and reports it to the machine;
+    /// `isRecorded`: `urlRequest` is already the request's `request` (nothing adapted it), so
+    /// the common path takes the lock once.
+    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
+        if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         let transport: TransportRequest
         do {
             transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
