@@ -3,7 +3,8 @@
 #  1. installs test dependencies (apt: nginx, curl, wrk, valgrind, openssl...; PyPI: httpbin +
 #     gunicorn into .build-venv/),
 #  2. starts httpbin on a free loopback port (stopped by PID on exit),
-#  3. swift test with the default traits (full Foundation for URLError & co.),
+#  3. prints the Alamofire API coverage figure (scripts/api-coverage.sh; list in .build-test/),
+#     then swift test with the default traits (full Foundation for URLError & co.),
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
@@ -27,6 +28,9 @@ if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" >
     echo "build produced warnings" >&2
     exit 1
 fi
+
+echo "== Alamofire API coverage (prints the figure; fails only if the check itself breaks)"
+bash scripts/api-coverage.sh | tee .build-test/api-coverage.log | grep -E "^(Alamofire|Cannot|Provided|Missing|API coverage)"
 
 echo "== swift test (default traits: FullFoundation)"
 swift test --skip-build 2>&1 | tee .build-test/test.log

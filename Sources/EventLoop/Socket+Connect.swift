@@ -16,9 +16,11 @@ extension Socket {
             preconditionFailure("socket() cannot block")
         }
         let fd = Int32(rawFD)
-        var one: Int32 = 1
-        // Request heads are small and latency-bound: never wait for Nagle's algorithm.
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if address.family != .unix {
+            var one: Int32 = 1
+            // Request heads are small and latency-bound: never wait for Nagle's algorithm.
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
         let outcome: IOOutcome
         do {
             outcome = try retryingSyscall("connect") { Int(address.withSockAddr { connect(fd, $0, $1) }) }
@@ -32,7 +34,8 @@ extension Socket {
         case .inProgress:
             return (try Socket(adopting: fd, remoteAddress: address, loop: loop, interest: .write), false)
         case .wouldBlock:
-            // EAGAIN from connect on TCP means no free local port (ephemeral range exhausted).
+            // EAGAIN from connect means no free local port (TCP: ephemeral range exhausted) or,
+            // on a Unix socket, a listener whose backlog is full.
             closeDescriptor(fd)
             throw SocketError(errno: EAGAIN, syscall: "connect")
         }

@@ -1,13 +1,16 @@
-// SocketAddress: an IPv4 or IPv6 address plus a TCP port, as a plain Swift value.
+// SocketAddress: an IPv4 or IPv6 address plus a TCP port, or a Unix domain socket path, as a
+// plain Swift value.
 //
 // No C type appears in the public surface (STYLE.md §1); the sockaddr conversions are
 // internal and scoped (`withSockAddr`), so no pointer to the storage escapes.
 internal import CLinux
 internal import Glibc
 
-/// An IPv4 or IPv6 address with a port: where a ``Socket`` connects to or is bound at.
+/// An IPv4 or IPv6 address with a port, or a Unix domain socket: where a ``Socket`` connects to or
+/// is bound at.
 ///
-/// Printed as `127.0.0.1:8080` or `[::1]:8080`.
+/// Printed as `127.0.0.1:8080`, `[::1]:8080`, `unix:/var/run/docker.sock` or `unix:@name` (an
+/// abstract socket).
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The address family.
     public enum Family: Hashable, Sendable {
@@ -15,12 +18,20 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         case ipv4
         /// IPv6 (`AF_INET6`).
         case ipv6
+        /// A Unix domain socket (`AF_UNIX`): a path, or a name in Linux's abstract namespace.
+        case unix
     }
+
+    /// The longest Unix socket path or abstract name, in bytes: `sun_path` holds 108 bytes, one
+    /// of which is the path's terminating NUL (or the abstract name's leading one).
+    public static let maxUnixPathLength = 107
 
     /// Address bytes in network order; the port is kept in host order.
     private enum Storage: Hashable {
         case v4(UInt32)
         case v6(high: UInt64, low: UInt64, scopeID: UInt32)
+        /// The path's bytes (no NUL), or an abstract name's (without its leading NUL).
+        case unix(path: [UInt8], abstract: Bool)
     }
 
     private var storage: Storage
@@ -58,6 +69,33 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// A Unix domain socket at `path` (`/var/run/docker.sock`).
+    ///
+    /// - Parameter path: A file system path of 1...``maxUnixPathLength`` bytes, without NUL.
+    /// - Throws: ``SocketError`` of kind ``SocketError/Kind/invalidAddress`` otherwise.
+    public init(unixPath path: String) throws(SocketError) {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= Self.maxUnixPathLength, !bytes.contains(0) else {
+            throw SocketError(kind: .invalidAddress, syscall: "connect", host: path)
+        }
+        self.storage = .unix(path: bytes, abstract: false)
+        self.rawPort = 0
+    }
+
+    /// A socket in Linux's abstract namespace (curl's `--abstract-unix-socket`): `name` without the
+    /// leading NUL, which this adds.
+    ///
+    /// - Parameter name: 1...``maxUnixPathLength`` bytes.
+    /// - Throws: ``SocketError`` of kind ``SocketError/Kind/invalidAddress`` otherwise.
+    public init(abstractUnixName name: String) throws(SocketError) {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= Self.maxUnixPathLength else {
+            throw SocketError(kind: .invalidAddress, syscall: "connect", host: name)
+        }
+        self.storage = .unix(path: bytes, abstract: true)
+        self.rawPort = 0
+    }
+
     /// `127.0.0.1` with the given port.
     ///
     /// - Parameter port: The TCP port, 0...65535.
@@ -85,24 +123,29 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         switch storage {
         case .v4: return .ipv4
         case .v6: return .ipv6
+        case .unix: return .unix
         }
     }
 
-    /// The TCP port (0...65535).
+    /// The TCP port (0...65535); 0 for a Unix domain socket.
     public var port: Int { Int(rawPort) }
 
     /// The same IP address with another port.
     ///
     /// - Parameter port: The new port, 0...65535 (traps otherwise).
-    /// - Returns: A copy with `port` replaced.
+    /// - Returns: A copy with `port` replaced; a Unix domain socket is returned unchanged.
     public func withPort(_ port: Int) -> SocketAddress {
-        SocketAddress(storage: storage, port: port)
+        if case .unix = storage { return self }
+        return SocketAddress(storage: storage, port: port)
     }
 
-    /// The address alone in textual form: `127.0.0.1` or `::1` (with `%scope` when set).
+    /// The address alone in textual form: `127.0.0.1` or `::1` (with `%scope` when set); a Unix
+    /// socket's path, or `@name` for an abstract one.
     public var ipAddress: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         switch storage {
+        case .unix(let path, let abstract):
+            return (abstract ? "@" : "") + String(decoding: path, as: UTF8.self)
         case .v4(let raw):
             var addr = in_addr(s_addr: raw)
             _ = inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count))
@@ -120,6 +163,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         switch storage {
         case .v4: return "\(ipAddress):\(port)"
         case .v6: return "[\(ipAddress)]:\(port)"
+        case .unix: return "unix:\(ipAddress)"
         }
     }
 
@@ -154,6 +198,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         switch storage {
         case .v4: return AF_INET
         case .v6: return AF_INET6
+        case .unix: return AF_UNIX
         }
     }
 
@@ -177,6 +222,18 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             return withUnsafePointer(to: &sin6) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
+        case .unix(let path, let abstract):
+            var sun = sockaddr_un()
+            sun.sun_family = sa_family_t(AF_UNIX)
+            let start = abstract ? 1 : 0  // an abstract name follows a NUL; a path ends with one
+            withUnsafeMutableBytes(of: &sun.sun_path) { raw in
+                for (index, byte) in path.enumerated() { raw[start + index] = byte }
+            }
+            // The length covers the family and exactly the name (abstract) or path and its NUL.
+            let length = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + path.count + 1
+            return withUnsafePointer(to: &sun) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
+            }
         }
     }
 
@@ -193,6 +250,16 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             let sin6 = UnsafeRawPointer(pointer).loadUnaligned(as: sockaddr_in6.self)
             self.storage = Self.storage(of: sin6.sin6_addr, scopeID: sin6.sin6_scope_id)
             self.rawPort = UInt16(bigEndian: sin6.sin6_port)
+        case AF_UNIX:
+            let offset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
+            let count = max(0, Int(length) - offset)
+            let raw = UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer) + offset, count: count)
+            if let first = raw.first, first == 0, count > 1 {
+                self.storage = .unix(path: Array(raw.dropFirst()), abstract: true)
+            } else {
+                self.storage = .unix(path: Array(raw.prefix { $0 != 0 }), abstract: false)
+            }
+            self.rawPort = 0
         default:
             return nil
         }

@@ -73,7 +73,7 @@ struct FetchOptions {
                 guard let colon = line.firstIndex(of: ":") else { throw Invalid(description: "header \(line) has no colon") }
                 let name = String(line[..<colon])
                 let value = line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" })
-                headers.add(name: name, value: String(value))
+                headers.appendField(name: name, value: String(value))
             case "-d", "--data", "--data-raw": body = Data(try value(argument).utf8)
             case "--data-binary":
                 let spec = try value(argument)

@@ -26,7 +26,12 @@ struct HTTPURLResponseTests {
 
     @Test("header lookups ignore case and join repeats")
     func lookups() {
-        let response = response([.init(name: "Set-Cookie", value: "a=1"), .init(name: "set-cookie", value: "b=2"), .contentType("text/plain")])
+        // A response head keeps repeated fields as received (the transport appends them).
+        var headers = HTTPHeaders()
+        headers.appendField(name: "Set-Cookie", value: "a=1")
+        headers.appendField(name: "set-cookie", value: "b=2")
+        headers.appendField(name: "Content-Type", value: "text/plain")
+        let response = response(headers)
         #expect(response.value(forHTTPHeaderField: "SET-COOKIE") == "a=1, b=2")
         #expect(response.value(forHTTPHeaderField: "missing") == nil)
         #expect(response.headers.count == 3)

@@ -26,6 +26,7 @@ final class LoopbackTLSServer: Sendable {
     private let context: TLSServerContext
     private let response: [UInt8]
     private let answerAtHandshake: Bool
+    private let followUp: [UInt8]
     private let state = Mutex(Observation())
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -39,9 +40,12 @@ final class LoopbackTLSServer: Sendable {
     ///   - answerAtHandshake: also send `response` the moment the handshake completes, before any
     ///     request arrived, so it leaves in the same write as the server's last handshake flight
     ///     (TLS 1.2: ChangeCipherSpec, Finished and the response in one segment).
+    ///   - followUp: sent right after each response as a TLS record of its own, in the same
+    ///     segment: bytes the client must not take for the next response.
     init(certificateFile: String, keyFile: String, response: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-         answerAtHandshake: Bool = false) throws {
+         answerAtHandshake: Bool = false, followUp: String = "") throws {
         self.answerAtHandshake = answerAtHandshake
+        self.followUp = Array(followUp.utf8)
         context = try TLSServerContext(TLSServerContext.Options(
             certificateChain: try Certificate.load(pemFile: certificateFile), privateKey: try PrivateKey.load(file: keyFile)))
         self.response = Array(response.utf8)
@@ -126,6 +130,7 @@ final class LoopbackTLSServer: Sendable {
                     if head.count >= 4, head.suffix(4) == Array("\r\n\r\n".utf8) {
                         head.removeAll()
                         if !answerAtHandshake { _ = connection.write(response) }
+                        if !followUp.isEmpty { _ = connection.write(followUp) }
                     }
                 case .incomplete: return true
                 case .closed: return false

@@ -210,7 +210,7 @@ private struct ThreadRecordingSerializer: DataResponseSerializerProtocol {
         if let error { throw error }
         // Glibc's module does not export pthread_getname_np; the kernel has the same name.
         let comm = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/thread-self/comm"))) ?? Data()
-        let thread = String(decoding: comm, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let thread = String(String(decoding: comm, as: UTF8.self).split(separator: "\n").first ?? "")
         return Record(count: data?.count ?? 0, thread: thread, queue: DispatchQueue.getSpecific(key: key))
     }
 }
@@ -223,7 +223,7 @@ private func processContextSwitches() -> Int {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/task/\(task)/status")) else { continue }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                total += Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                total += Int(line.split(separator: ":")[1].split(whereSeparator: \.isWhitespace).first ?? "") ?? 0
             }
         }
     }

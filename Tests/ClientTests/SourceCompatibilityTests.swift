@@ -81,3 +81,37 @@ struct SourceCompatibilityTests {
         }
     }
 }
+
+// Classes Alamofire declares `open` are subclassed in user code; these must compile.
+
+/// A session subclass, as apps make to add shared defaults.
+private final class AppSession: Session, @unchecked Sendable {}
+
+/// A JSON encoder that stamps every body, overriding `encode(_:into:)`.
+private final class StampingEncoder: JSONParameterEncoder, @unchecked Sendable {
+    override func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+        var request = try super.encode(parameters, into: request)
+        request.headers.add(name: "X-Stamp", value: "1")
+        return request
+    }
+}
+
+/// A form encoder subclass.
+private final class FormEncoder: URLEncodedFormParameterEncoder, @unchecked Sendable {}
+
+/// A multipart form subclass.
+private final class Form: MultipartFormData, @unchecked Sendable {}
+
+@Suite("Open classes")
+struct OpenClassTests {
+    @Test("subclasses of Alamofire's open classes work where the base class is expected")
+    func subclasses() throws {
+        let session: Session = AppSession()
+        #expect(session.startRequestsImmediately)
+        let request = try StampingEncoder().encode(["a": 1], into: URLRequest(url: URL(string: "http://example.com/")!))
+        #expect(request.headers["x-stamp"] == "1")
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(FormEncoder().destination == .methodDependent)
+        #expect(Form().boundary.isEmpty == false)
+    }
+}

@@ -44,10 +44,13 @@ extension EventLoopTests {
             }
         }
 
-        /// Polls until the process holds `expected` descriptors (other test targets may briefly hold some).
+        /// Polls until the process holds at most `expected` descriptors. The count is the whole
+        /// process's, and the Client suites run beside these (sessions open and close sockets
+        /// meanwhile): "back to the baseline or below, within 5 s" is what a leak cannot pass,
+        /// while exact equality failed now and then under load (a concurrent suite's socket).
         static func settles(at expected: Int) async -> Bool {
-            for _ in 0..<200 {
-                if openFileDescriptorCount() == expected { return true }
+            for _ in 0..<500 {
+                if openFileDescriptorCount() <= expected { return true }
                 try? await Task.sleep(for: .milliseconds(10))
             }
             return false

@@ -98,10 +98,10 @@ public class DataRequest: Request, @unchecked Sendable {
     // MARK: Response handlers
 
     /// Calls `completionHandler` on `queue` with the raw response once the request finished.
-    /// - Parameter queue: Where to call the handler; ``Session/defaultCompletionQueue`` by default
-    ///   (Alamofire uses `.main`, which never runs in a Linux command-line tool or server).
+    /// - Parameter queue: Where to call the handler; `.main` by default, as in Alamofire (README
+    ///   "Completion queues": the main queue must be served, pass a queue where it is not).
     @discardableResult
-    public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
+    public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
         appendResponseHandler { [self] _ in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
@@ -117,7 +117,7 @@ public class DataRequest: Request, @unchecked Sendable {
     /// (run on the request's serialization queue).
     @discardableResult
     public func response<Serializer: DataResponseSerializerProtocol>(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
@@ -175,7 +175,7 @@ public class DataRequest: Request, @unchecked Sendable {
     /// The body as `Data`; see ``DataResponseSerializer`` for the empty-body rules.
     @discardableResult
     public func responseData(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
@@ -189,7 +189,7 @@ public class DataRequest: Request, @unchecked Sendable {
     /// The body as a `String`, decoded with `encoding` or the response's charset.
     @discardableResult
     public func responseString(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -206,7 +206,7 @@ public class DataRequest: Request, @unchecked Sendable {
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,

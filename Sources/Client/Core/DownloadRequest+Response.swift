@@ -10,9 +10,9 @@ extension DownloadRequest {
     // MARK: Response handlers
 
     /// Calls `completionHandler` on `queue` with the raw outcome (the file URL) once finished.
-    /// - Parameter queue: ``Session/defaultCompletionQueue`` by default (Alamofire uses `.main`).
+    /// - Parameter queue: `.main` by default, as in Alamofire (README "Completion queues").
     @discardableResult
-    public func response(queue: DispatchQueue = Session.defaultCompletionQueue,
+    public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
         appendResponseHandler { [self] _ in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
@@ -29,7 +29,7 @@ extension DownloadRequest {
     /// (run on the request's serialization queue).
     @discardableResult
     public func response<Serializer: DownloadResponseSerializerProtocol>(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
@@ -85,7 +85,7 @@ extension DownloadRequest {
 
     /// The downloaded file's URL.
     @discardableResult
-    public func responseURL(queue: DispatchQueue = Session.defaultCompletionQueue,
+    public func responseURL(queue: DispatchQueue = .main,
                             completionHandler: @escaping @Sendable (AFDownloadResponse<URL>) -> Void) -> Self {
         response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
@@ -93,7 +93,7 @@ extension DownloadRequest {
     /// The downloaded file's bytes; see ``DataResponseSerializer`` for the empty-body rules.
     @discardableResult
     public func responseData(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
@@ -107,7 +107,7 @@ extension DownloadRequest {
     /// The downloaded file as a `String`, decoded with `encoding` or the response's charset.
     @discardableResult
     public func responseString(
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -124,7 +124,7 @@ extension DownloadRequest {
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
-        queue: DispatchQueue = Session.defaultCompletionQueue,
+        queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,

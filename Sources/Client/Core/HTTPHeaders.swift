@@ -1,15 +1,18 @@
-/// An ordered list of HTTP header fields with case-insensitive name lookup.
+/// An ordered list of HTTP header fields with case-insensitive names, as Alamofire's.
 ///
-/// Order is kept exactly as fields are added, so what you build is what goes on the wire.
-/// Names compare case-insensitively (RFC 9110 §5.1): `headers["content-type"]` finds a field
-/// added as `Content-Type`. Duplicate names are allowed only through ``add(name:value:)``;
-/// ``update(name:value:)`` and the subscript setter keep one field per name.
+/// Order is kept as fields are added, so what you build is what goes on the wire. Names compare
+/// case-insensitively (RFC 9110 §5.1): `headers["content-type"]` finds a field added as
+/// `Content-Type`, and adding or updating a name that is already present, in any case, replaces
+/// that field where it stands (its position is kept, the new spelling is used). So, as in
+/// Alamofire, a value built through the public API holds at most one field per name.
+///
+/// Responses are the exception: a server may send a name twice (`Set-Cookie`), and the headers
+/// of an ``HTTPURLResponse`` keep every field as received; ``values(for:)`` reads them all.
 ///
 /// ```swift
 /// var headers: HTTPHeaders = ["Accept": "application/json"]
-/// headers.add(name: "Cookie", value: "a=1")
-/// headers.add(name: "Cookie", value: "b=2")   // two fields named Cookie
-/// headers["accept"]                          // "application/json"
+/// headers.add(name: "accept", value: "text/plain")   // replaces, still one field, first position
+/// headers["ACCEPT"]                                  // "text/plain"
 /// ```
 public struct HTTPHeaders: Equatable, Hashable, Sendable {
     private var headers: [HTTPHeader] = []
@@ -37,12 +40,24 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
         dictionary.sorted { $0.key < $1.key }.forEach { update(HTTPHeader(name: $0.key, value: $0.value)) }
     }
 
-    /// Appends a field, keeping any existing fields with the same name.
+    /// Adds a field, or replaces the field of the same name (compared case-insensitively) in place.
+    ///
+    /// Same as ``update(name:value:)``, as in Alamofire.
     ///
     /// - Parameters:
     ///   - name:  The field name.
     ///   - value: The field value.
     public mutating func add(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Appends a field even if one of the same name exists: for response heads as received and
+    /// for repeated `fetch -H` options, which curl sends as separate fields.
+    ///
+    /// - Parameters:
+    ///   - name:  The field name.
+    ///   - value: The field value.
+    package mutating func appendField(name: String, value: String) {
         headers.append(HTTPHeader(name: name, value: value))
     }
 
@@ -51,11 +66,13 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
         headers.reserveCapacity(count)
     }
 
-    /// Appends a field, keeping any existing fields with the same name.
+    /// Adds a field, or replaces the field of the same name (compared case-insensitively) in place.
     ///
-    /// - Parameter header: The field to append.
+    /// Same as ``update(_:)``, as in Alamofire.
+    ///
+    /// - Parameter header: The field to add.
     public mutating func add(_ header: HTTPHeader) {
-        headers.append(header)
+        update(header)
     }
 
     /// Sets the value for a name, replacing every existing field with that name.
@@ -146,8 +163,8 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
 
     /// The fields as a dictionary keyed by name as written.
     ///
-    /// When several fields share a name (in any case), the last one's value wins, under the last
-    /// one's spelling. Use ``values(for:)`` to see every value.
+    /// Only response headers can hold a name twice; then the last field's value wins, under the
+    /// last field's spelling. Use ``values(for:)`` to see every value.
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         var spelling: [String: String] = [:]
@@ -176,21 +193,22 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
 extension HTTPHeaders: ExpressibleByDictionaryLiteral {
     /// Creates an instance from a dictionary literal, in the literal's order.
     ///
-    /// Unlike ``init(_:)-(Dictionary<String,String>)``, a literal keeps its written order and may repeat
-    /// a name: `["Cookie": "a=1", "Cookie": "b=2"]` makes two fields.
+    /// A name repeated in any case keeps its first position and its last value:
+    /// `["Cookie": "a=1", "cookie": "b=2"]` makes one field, `cookie: b=2`.
     ///
     /// - Parameter elements: The name and value pairs.
     public init(dictionaryLiteral elements: (String, String)...) {
-        elements.forEach { add(name: $0.0, value: $0.1) }
+        elements.forEach { update(name: $0.0, value: $0.1) }
     }
 }
 
 extension HTTPHeaders: ExpressibleByArrayLiteral {
-    /// Creates an instance from an array literal of fields, keeping order and duplicates.
+    /// Creates an instance from an array literal of fields, in order; a repeated name (in any
+    /// case) keeps its first position and its last value, like `init(_ headers: [HTTPHeader])`.
     ///
     /// - Parameter elements: The fields.
     public init(arrayLiteral elements: HTTPHeader...) {
-        headers = elements
+        self.init(elements)
     }
 }
 

@@ -20,9 +20,12 @@ public protocol ParameterEncoder: Sendable {
 /// Encodes parameters as a JSON body with a `JSONEncoder`.
 ///
 /// Sets `Content-Type: application/json` unless the request already has a `Content-Type`.
-/// A `final class` (Alamofire's is `open`): Lariat keeps public classes final so they can be
-/// checked `Sendable`. Wrap it in your own ``ParameterEncoder`` to customize.
-public final class JSONParameterEncoder: ParameterEncoder {
+/// `open`, as in Alamofire: subclass it and override ``encode(_:into:)`` to customize.
+///
+/// `@unchecked Sendable` because Swift 6 lets a non-final class be `Sendable` only unchecked.
+/// Safe: its only stored property is a `let` encoder that is configured before and never changed
+/// after `init`; a subclass adding mutable state must guard it itself.
+open class JSONParameterEncoder: @unchecked Sendable, ParameterEncoder {
     /// An encoder with a plain `JSONEncoder`.
     public static var `default`: JSONParameterEncoder { JSONParameterEncoder() }
 
@@ -58,7 +61,7 @@ public final class JSONParameterEncoder: ParameterEncoder {
     /// - Returns: The request with the JSON body and, if it had none, a `Content-Type`.
     /// - Throws: ``AFError/parameterEncodingFailed(reason:)`` with
     ///   ``AFError/ParameterEncodingFailureReason/jsonEncodingFailed(error:)`` if encoding throws.
-    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    open func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         var request = request
         do {
@@ -90,7 +93,10 @@ extension ParameterEncoder where Self == JSONParameterEncoder {
 ///
 /// For the body, sets `Content-Type: application/x-www-form-urlencoded; charset=utf-8` unless the
 /// request has a `Content-Type`. For the query, appends to any existing query with `&`.
-public final class URLEncodedFormParameterEncoder: ParameterEncoder {
+///
+/// `open`, as in Alamofire; `@unchecked Sendable` on the same grounds as ``JSONParameterEncoder``:
+/// its stored properties are `let`s of `Sendable` types, and subclasses guard any state they add.
+open class URLEncodedFormParameterEncoder: @unchecked Sendable, ParameterEncoder {
     /// Where the encoded parameters go.
     public enum Destination: Sendable {
         /// The query for `GET`, `HEAD` and `DELETE`; the body otherwise.
@@ -137,7 +143,7 @@ public final class URLEncodedFormParameterEncoder: ParameterEncoder {
     /// - Returns: The updated request.
     /// - Throws: ``AFError/parameterEncoderFailed(reason:)``: `.missingRequiredComponent(.url)` if the
     ///   request has no URL or the new URL is invalid, `.encoderFailed(error:)` if form encoding throws.
-    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    open func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
         var request = request
         guard let url = request.url else {

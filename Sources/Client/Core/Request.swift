@@ -199,6 +199,7 @@ public class Request: @unchecked Sendable {
         var urlRequest: URLRequest
         do {
             urlRequest = try makeURLRequest()
+            try urlRequest.validate()  // a GET or HEAD with a body fails here, before any I/O
         } catch {
             return startFailed((error as? AFError) ?? AFError.createURLRequestFailed(error: error))
         }
@@ -301,7 +302,7 @@ public class Request: @unchecked Sendable {
         guard let url = request?.url else { return }
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
-        for field in head.fields { headers.add(name: field.name, value: field.value) }
+        for field in head.fields { headers.appendField(name: field.name, value: field.value) }
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: "\(head.version)", headers: headers)
         mutable.withLock { $0.response = response }
     }

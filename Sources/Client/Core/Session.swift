@@ -18,15 +18,19 @@ public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 ///
 /// A thin façade: request building happens in the request types, connection handling in
 /// `ConnectionPool`, the HTTP/1.1 exchange in `HTTP1Connection`.
-public final class Session: Sendable {
+///
+/// `open`, as in Alamofire. `@unchecked Sendable` because Swift 6 lets a non-final class be
+/// `Sendable` only unchecked; safe because every stored property is a `let` of a `Sendable` type
+/// (the pool synchronises itself). A subclass that adds mutable state must guard it itself.
+open class Session: @unchecked Sendable {
     /// The shared default session, used by ``AF``.
     public static let `default` = Session()
 
-    /// The queue completion handlers run on unless given another: a serial queue owned by Lariat.
+    /// A serial queue owned by Lariat, formerly the default completion queue.
     ///
-    /// Alamofire defaults to `DispatchQueue.main`, which runs only under a main run loop or
-    /// `dispatchMain()`: a Linux command-line tool or server would wait forever. Pass `.main`
-    /// explicitly where a main loop runs.
+    /// Completion handlers now default to `.main`, as in Alamofire, which has no such member.
+    /// Pass this queue (or your own) as `queue:` where the main queue is not served.
+    @available(*, deprecated, message: "Completion handlers default to .main as in Alamofire; pass your own DispatchQueue as queue: where the main queue is not served")
     public static let defaultCompletionQueue = DispatchQueue(label: "org.lariat.completion")
 
     /// The configuration the session was created with (a copy: later changes to the original
@@ -186,22 +190,30 @@ public final class Session: Sendable {
     ///   that is zero, negative or NaN (``TimeoutLimit``).
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
         guard let url = request.url else { throw AFError.invalidURL(url: "") }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" || scheme == "http+unix" else {
             throw AFError.invalidURL(url: url)
         }
         guard let decodedHost = url.host(percentEncoded: false), !decodedHost.isEmpty else { throw AFError.invalidURL(url: url) }
         // Checked after percent-decoding and before anything resolves or sends it: `%00`, `%2F`,
         // `%40` and friends never reach the resolver, the `Host` line, SNI or trust checks.
+        // `http+unix://%2Fvar%2Frun%2Fdocker.sock/path` (async-http-client's form): the decoded
+        // host is the Unix socket's path; `Host` says `localhost`, as Docker's API expects.
+        let unixSocketPath: String? = scheme == "http+unix" ? decodedHost : nil
         let bareHost: String
         do {
-            bareHost = try HostName.wireForm(of: decodedHost)
+            if let unixSocketPath {
+                _ = try SocketAddress(unixPath: unixSocketPath)
+                bareHost = unixSocketPath
+            } else {
+                bareHost = try HostName.wireForm(of: decodedHost)
+            }
         } catch {
             throw AFError.invalidURL(url: url)
         }
         let isTLS = scheme == "https"
-        let port = url.port ?? (isTLS ? 443 : 80)
+        let port = unixSocketPath != nil ? 0 : url.port ?? (isTLS ? 443 : 80)
         let hostForHeader = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
-        var authority = (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
+        var authority = unixSocketPath != nil ? "localhost" : (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
 
         var headers = request.headers
         for (name, value) in settings.httpAdditionalHeaders ?? [:] where headers.value(for: name) == nil {
@@ -239,7 +251,7 @@ public final class Session: Sendable {
         let connectTimeout = try TimeoutLimit.duration(settings.timeoutIntervalForConnect, setting: "timeoutIntervalForConnect", url: url)
         let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
         return TransportRequest(
-            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port),
+            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port, unixSocketPath: unixSocketPath),
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
             body: body,
             isIdempotent: Self.isIdempotent(method),

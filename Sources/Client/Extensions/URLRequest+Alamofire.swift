@@ -24,19 +24,21 @@ extension URLRequest {
         set { httpMethod = newValue?.rawValue }
     }
 
-    /// All header fields, in order, with repeated names kept. Setting replaces every field.
+    /// All header fields, in order, one per name. Setting replaces every field.
     public var headers: HTTPHeaders {
         get { headerFields }
         set { headerFields = newValue }
     }
 
-    /// Checks the request for mistakes URLSession would reject.
+    /// Checks the request for mistakes URLSession would reject. Sessions call it on every request
+    /// before anything is sent, so such a request fails without touching the network.
     ///
     /// - Throws: ``AFError/urlRequestValidationFailed(reason:)`` with
     ///   ``AFError/URLRequestValidationFailureReason/bodyDataInGETRequest(_:)`` when a `GET`
-    ///   request has body bytes.
+    ///   request has body bytes (Alamofire's rule), or a `HEAD` request does (its response can
+    ///   carry no body, and URLSession refuses a body there too).
     public func validate() throws {
-        if method == .get, let bodyData = httpBody {
+        if method == .get || method == .head, let bodyData = httpBody {
             throw AFError.urlRequestValidationFailed(reason: .bodyDataInGETRequest(bodyData))
         }
     }

@@ -6,7 +6,8 @@
 
 import EventLoop
 
-/// Where a ``Session`` connects for a host name: the system resolver, or fixed IP addresses.
+/// Where a ``Session`` connects for a host name: the system resolver, fixed IP addresses, or a
+/// Unix domain socket.
 ///
 /// Overriding resolution changes only the address the TCP connection is made to. The request is
 /// otherwise the one the URL describes: the `Host` header, the TLS server name (SNI) and the
@@ -84,6 +85,33 @@ public struct HostResolver: Sendable, CustomStringConvertible {
         overrides[key] = parsed.isEmpty ? nil : parsed
     }
 
+    /// Connects to the Unix domain socket at `path` instead of resolving `host` (curl's
+    /// `--unix-socket`): the Docker Engine API at `/var/run/docker.sock`, a local service behind
+    /// a socket file. The request is otherwise the URL's (`Host`, TLS server name and checks).
+    ///
+    /// - Parameters:
+    ///   - host: The host name as it appears in URLs; `"*"` routes every host.
+    ///   - port: Only for this port; `nil` (the default) for every port.
+    ///   - path: The socket's file system path (at most 107 bytes).
+    /// - Throws: ``InvalidAddress`` when the path is empty or too long.
+    public mutating func overrideUnixSocket(host: String, port: Int? = nil, path: String) throws(InvalidAddress) {
+        guard let address = try? SocketAddress(unixPath: path) else { throw InvalidAddress(address: path, host: host) }
+        overrides[Key(host: HostResolver.normalized(host), port: port)] = [address]
+    }
+
+    /// Connects to the socket named `name` in Linux's abstract namespace instead of resolving
+    /// `host` (curl's `--abstract-unix-socket`).
+    ///
+    /// - Parameters:
+    ///   - host: The host name as it appears in URLs; `"*"` routes every host.
+    ///   - port: Only for this port; `nil` (the default) for every port.
+    ///   - name: The abstract name, without the leading NUL (at most 107 bytes).
+    /// - Throws: ``InvalidAddress`` when the name is empty or too long.
+    public mutating func overrideAbstractUnixSocket(host: String, port: Int? = nil, name: String) throws(InvalidAddress) {
+        guard let address = try? SocketAddress(abstractUnixName: name) else { throw InvalidAddress(address: name, host: host) }
+        overrides[Key(host: HostResolver.normalized(host), port: port)] = [address]
+    }
+
     /// The addresses a connection to `host`:`port` will use instead of resolving, if overridden.
     ///
     /// - Parameters:
@@ -102,7 +130,13 @@ public struct HostResolver: Sendable, CustomStringConvertible {
         guard !overrides.isEmpty else { return "system" }
         return overrides
             .map { entry in
-                let addresses = entry.value.map { $0.family == .ipv6 ? "[\($0.ipAddress)]" : $0.ipAddress }
+                let addresses = entry.value.map { address in
+                    switch address.family {
+                    case .ipv6: "[\(address.ipAddress)]"
+                    case .unix: "unix:\(address.ipAddress)"
+                    case .ipv4: address.ipAddress
+                    }
+                }
                 return "\(entry.key.host):\(entry.key.port.map(String.init) ?? "*"):\(addresses.joined(separator: ","))"
             }
             .sorted()
@@ -114,6 +148,7 @@ public struct HostResolver: Sendable, CustomStringConvertible {
         guard !overrides.isEmpty else { return nil }
         let name = HostResolver.normalized(host)
         return overrides[Key(host: name, port: port)] ?? overrides[Key(host: name, port: nil)]
+            ?? overrides[Key(host: "*", port: port)] ?? overrides[Key(host: "*", port: nil)]
     }
 
     /// Lower case, without IPv6 brackets or a trailing dot, so `API.example.com.` finds `api.example.com`.

@@ -20,7 +20,11 @@ import Synchronization
 /// ```
 ///
 /// Thread-safe. Streams appended here are read by encoding and must not be read elsewhere.
-public final class MultipartFormData: Sendable {
+///
+/// `open`, as in Alamofire. `@unchecked Sendable` because Swift 6 lets a non-final class be
+/// `Sendable` only unchecked; safe because its mutable state is all inside one `Mutex` and the
+/// rest is `let`s of `Sendable` types. A subclass that adds state must guard it itself.
+open class MultipartFormData: @unchecked Sendable {
     /// Bodies larger than this many bytes (10 MB) should be written to a file rather than kept in memory.
     public static let encodingMemoryThreshold: UInt64 = 10_000_000
 

@@ -192,7 +192,10 @@ public protocol EmptyResponse: Sendable {
 }
 
 /// A value for responses that have, or may have, no body: decode `Empty.self` for 204s and `HEAD`.
-public struct Empty: Codable, Sendable {
+///
+/// `Hashable` (so `Equatable`) as in Alamofire: every `Empty` equals every other, so a response
+/// of `Empty` can be compared in tests and used in sets.
+public struct Empty: Hashable, Codable, Sendable {
     /// The one value.
     public static let value = Empty()
 

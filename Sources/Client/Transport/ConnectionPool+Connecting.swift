@@ -49,7 +49,7 @@ extension ConnectionPool {
             }
             guard let exchange = current else { return }
             exchange.timings.connectStart = Date()
-            let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
+            let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
             let connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)
             let attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
                 switch result {
@@ -125,5 +125,14 @@ extension ConnectionPool {
         } catch {
             throw TransportError(.tls, "TLS setup failed: \(error)", underlying: error)
         }
+    }
+
+    /// Where the connector goes instead of resolving `key.host`: the Unix socket of an
+    /// `http+unix://` URL, or the session's ``HostResolver`` overrides (addresses or a socket).
+    static func addressOverrides(for key: ConnectionKey, resolver: HostResolver) -> [String: [SocketAddress]] {
+        if let path = key.unixSocketPath, let address = try? SocketAddress(unixPath: path) {
+            return [key.host: [address]]
+        }
+        return resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
     }
 }

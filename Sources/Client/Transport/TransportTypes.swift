@@ -12,7 +12,13 @@ struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     var isTLS: Bool
     var host: String
     var port: Int
-    var description: String { "\(isTLS ? "https" : "http")://\(host):\(port)" }
+    /// The Unix domain socket an `http+unix://` URL names (then `host` is that path too):
+    /// connections go there instead of to a TCP address.
+    var unixSocketPath: String? = nil
+    var description: String {
+        if let unixSocketPath { return "http+unix://\(unixSocketPath)" }
+        return "\(isTLS ? "https" : "http")://\(host):\(port)"
+    }
 }
 
 /// One request, ready for the wire.

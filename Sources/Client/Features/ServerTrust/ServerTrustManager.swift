@@ -20,10 +20,14 @@ public protocol ServerTrustEvaluating: Sendable {
 
 /// The per-host evaluators of a ``Session``.
 ///
-/// Departure from Alamofire: a `final class` rather than an `open` one, because it crosses
-/// threads and Lariat's rules forbid `@unchecked Sendable` on open classes. For lookups other
-/// than exact host names (wildcards, suffixes), pass `evaluatorForHost:`.
-public final class ServerTrustManager: Sendable {
+/// `open`, as in Alamofire: subclass it and override ``serverTrustEvaluator(forHost:)`` for
+/// lookups other than exact host names (wildcards, suffixes), or pass `evaluatorForHost:`.
+///
+/// `@unchecked Sendable` because Swift 6 lets a non-final class be `Sendable` only unchecked.
+/// What makes it safe: every stored property here is a `let` of a `Sendable` type, so this class
+/// has no mutable state; a subclass that adds mutable state must guard it itself (for example
+/// with a `Mutex`), since ``serverTrustEvaluator(forHost:)`` runs on connection threads.
+open class ServerTrustManager: @unchecked Sendable {
     /// Whether a host without an evaluator is refused (`true`) or gets the default evaluation.
     public let allHostsMustBeEvaluated: Bool
     /// The evaluators, keyed by exact host name (or IP literal).
@@ -57,13 +61,14 @@ public final class ServerTrustManager: Sendable {
         self.lookup = evaluatorForHost
     }
 
-    /// The evaluator for `host`.
+    /// The evaluator for `host`. Override to choose evaluators another way; called on the
+    /// connection's event loop for each TLS connection, so keep it quick and thread-safe.
     ///
     /// - Parameter host: the host name or IP literal.
     /// - Returns: the evaluator, or `nil` for the default evaluation.
     /// - Throws: `AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host:))` when
     ///   ``allHostsMustBeEvaluated`` and there is no evaluator.
-    public func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
+    open func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
         if let evaluator = evaluators[host] ?? lookup?(host) { return evaluator }
         guard allHostsMustBeEvaluated else { return nil }
         throw AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host: host))
