@@ -211,12 +211,12 @@ public class Request: @unchecked Sendable {
         }
         // Recorded before adapting: a failed adaptation leaves the request it was given visible
         // (RetryPolicy reads its method).
-        let firstStart = mutable.withLock { state in
+        let (firstStart, own) = mutable.withLock { state in
             state.request = urlRequest
             if state.firstStart == nil { state.firstStart = .now() }
-            return state.firstStart!
+            return (state.firstStart!, state.interceptor)
         }
-        guard let adapter = session.adapter(for: self) else {
+        guard let adapter = session.adapter(combining: own) else {
             return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
         }
         let initialRequest = urlRequest
@@ -293,8 +293,10 @@ public class Request: @unchecked Sendable {
     private func complete(onWorker: Bool) {
         didComplete()
         runValidators()
-        let hasRetrier = session.interceptor != nil || interceptor != nil
-        perform(mutable.withLock { $0.machine.outcomeRecorded(failed: $0.error != nil, hasRetrier: hasRetrier) }, onWorker: onWorker)
+        let sessionRetries = session.interceptor != nil
+        perform(mutable.withLock { state in
+            state.machine.outcomeRecorded(failed: state.error != nil, hasRetrier: sessionRetries || state.interceptor != nil)
+        }, onWorker: onWorker)
     }
 
     /// Records the response head.

@@ -253,7 +253,12 @@ extension RequestInterceptor where Self == Interceptor {
 extension Session {
     /// The session's interceptor, then the request's, as adapters (Alamofire 5.12's order).
     func adapter(for request: Request) -> (any RequestAdapter)? {
-        switch (request.interceptor, interceptor) {
+        adapter(combining: request.interceptor)
+    }
+
+    /// The session's interceptor, then `own` (a request's), as adapters.
+    func adapter(combining own: (any RequestInterceptor)?) -> (any RequestAdapter)? {
+        switch (own, interceptor) {
         case (let own?, let shared?): Interceptor(adapters: [shared, own])
         case (let own?, nil): own
         case (nil, let shared?): shared
