@@ -11,7 +11,9 @@ import Testing
 extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
-        case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete): return true
+        case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete),
+             (.askRetrier, .askRetrier), (.restartExchange, .restartExchange): return true
+        case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
         default: return false
@@ -27,6 +29,12 @@ struct RequestStateMachineTests {
     /// One input event.
     enum Event: CustomStringConvertible {
         case resume, suspend, cancel, created(Int), startFailed, head, ended, handler(String), finished
+        /// The outcome was recorded: failed or not, with a retrier or not.
+        case recorded(failed: Bool, retrier: Bool)
+        /// The retrier answered: retry after this delay, or `nil` for no retry.
+        case decided(Double?)
+        /// A retry's delay elapsed.
+        case delayElapsed
 
         var description: String {
             switch self {
@@ -39,6 +47,9 @@ struct RequestStateMachineTests {
             case .ended: "ended"
             case .handler(let name): "handler(\(name))"
             case .finished: "finished"
+            case .recorded(let failed, let retrier): "recorded(failed: \(failed), retrier: \(retrier))"
+            case .decided(let delay): "decided(\(delay.map { "\($0)" } ?? "no"))"
+            case .delayElapsed: "delayElapsed"
             }
         }
 
@@ -52,7 +63,10 @@ struct RequestStateMachineTests {
             case .head: machine.transportHeadReceived()
             case .ended: machine.transportEnded()
             case .handler(let name): machine.handlerAppended(name)
-            case .finished: machine.finished()
+            case .finished: machine.outcomeRecorded(failed: false, hasRetrier: false)
+            case .recorded(let failed, let retrier): machine.outcomeRecorded(failed: failed, hasRetrier: retrier)
+            case .decided(let delay): machine.retryDecided(retry: delay)
+            case .delayElapsed: machine.retryDelayElapsed()
             }
         }
     }
@@ -136,7 +150,77 @@ struct RequestStateMachineTests {
             (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
             (.finished, .runHandlers([])), (.resume, .none), (.suspend, .none),
         ], final: .finished),
+        // Retry: a failure with a retrier asks it; a retry is a new exchange after the delay.
+        Case(name: "failure retried once, then succeeds", steps: [
+            (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.recorded(failed: true, retrier: true), .askRetrier), (.decided(0.5), .scheduleRetry(delay: 0.5)),
+            (.delayElapsed, .restartExchange), (.created(2), .executeExchange(2)), (.ended, .complete),
+            (.recorded(failed: false, retrier: true), .runHandlers(["a"])),
+        ], final: .finished),
+        // The retrier declines: the failure stands.
+        Case(name: "retrier declines", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.recorded(failed: true, retrier: true), .askRetrier), (.decided(nil), .runHandlers([])),
+        ], final: .finished),
+        // A failure without a retrier finishes at once.
+        Case(name: "failure without a retrier", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.recorded(failed: true, retrier: false), .runHandlers([])),
+        ], final: .finished),
+        // An adaptation failure (start failed) goes to the retrier like any failure.
+        Case(name: "start failure is retried", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.recorded(failed: true, retrier: true), .askRetrier),
+            (.decided(0), .scheduleRetry(delay: 0)), (.delayElapsed, .restartExchange), (.created(1), .executeExchange(1)),
+        ], final: .resumed),
+        // A negative delay is retried at once.
+        Case(name: "negative delay is clamped", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.recorded(failed: true, retrier: true), .askRetrier),
+            (.decided(-3), .scheduleRetry(delay: 0)),
+        ], final: .resumed),
+        // Cancel during the delay ends the request at once; the stale timer is dropped.
+        Case(name: "cancel during the retry delay", steps: [
+            (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.recorded(failed: true, retrier: true), .askRetrier), (.decided(10), .scheduleRetry(delay: 10)),
+            (.resume, .none), (.suspend, .none), (.cancel, .complete), (.cancel, .none),
+            (.recorded(failed: true, retrier: true), .runHandlers(["a"])), (.delayElapsed, .none),
+        ], final: .cancelled),
+        // Cancel in the delay, timer fires before the request recorded its outcome.
+        Case(name: "stale timer while completing after cancel", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.recorded(failed: true, retrier: true), .askRetrier),
+            (.decided(1), .scheduleRetry(delay: 1)), (.cancel, .complete), (.delayElapsed, .none),
+            (.recorded(failed: true, retrier: true), .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel while the retrier decides: its "retry" is ignored.
+        Case(name: "cancel while the retrier decides", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.ended, .complete),
+            (.recorded(failed: true, retrier: true), .askRetrier), (.cancel, .none), (.resume, .none),
+            (.decided(0), .runHandlers([])),
+        ], final: .cancelled),
+        // A cancelled request is never offered to the retrier.
+        Case(name: "cancelled request is not retried", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.cancel, .cancelExchange(1)), (.ended, .complete),
+            (.recorded(failed: true, retrier: true), .runHandlers([])),
+        ], final: .cancelled),
+        // Cancel during the retry's start: the second exchange is dropped unsent.
+        Case(name: "cancel while the retry starts", steps: [
+            (.resume, .startExchange), (.startFailed, .complete), (.recorded(failed: true, retrier: true), .askRetrier),
+            (.decided(0), .scheduleRetry(delay: 0)), (.delayElapsed, .restartExchange), (.cancel, .none),
+            (.created(2), .complete), (.recorded(failed: true, retrier: true), .runHandlers([])),
+        ], final: .cancelled),
     ]
+
+    @Test("retryCount counts retries that started, not ones decided")
+    func retryCount() {
+        var machine = Machine()
+        _ = machine.resume()
+        for attempt in 1...3 {
+            _ = machine.startFailed()
+            _ = machine.outcomeRecorded(failed: true, hasRetrier: true)
+            _ = machine.retryDecided(retry: 0)
+            #expect(machine.retryCount == attempt - 1)
+            _ = machine.retryDelayElapsed()
+            #expect(machine.retryCount == attempt)
+        }
+    }
 
     @Test("transitions", arguments: cases)
     func transitions(_ scenario: Case) {
@@ -165,42 +249,61 @@ struct RequestStateMachineTests {
         #expect(machine.activeExchange == nil)
     }
 
-    /// Random interleavings of user intents with the starter's and the transport's reports, as
-    /// `Request` produces them. Deterministic: a fixed-seed generator.
-    @Test("random walks keep one exchange and legal public transitions")
+    /// Random interleavings of user intents with the starter's, the transport's, the retrier's
+    /// and the retry timer's reports, as `Request` produces them. Deterministic: a fixed-seed
+    /// generator.
+    @Test("random walks keep one exchange per attempt and legal public transitions")
     func randomWalks() {
         var random = SplitMix(seed: 0x5EED)
+        var walksWithRetries = 0
         for walk in 0..<2_000 {
             var machine = Machine()
             var starts = 0, startPending = false, executed: Int?, ended = false, completing = false
+            var asked = false, timerPending = false, retries = 0
             var finished = false, handlersAdded = 0, handlersRun = 0, trace: [String] = []
-            for _ in 0..<30 where !finished {
-                var choices: [Event] = [.resume, .suspend, .cancel, .handler("h")]
+            for _ in 0..<40 where !finished {
+                // Cancel is offered one step in four, so that many walks get as far as a retry.
+                var choices: [Event] = [.resume, .suspend, .handler("h")]
+                if random.next() % 4 == 0 { choices.append(.cancel) }
                 if startPending { choices += [.created(walk), .startFailed] }
                 if executed != nil, !ended { choices += [.head, .ended] }
-                if completing { choices.append(.finished) }
+                if completing { choices += [.recorded(failed: random.next() % 4 != 0, retrier: random.next() % 4 != 0)] }
+                if asked { choices += [.decided(random.next() % 3 == 0 ? nil : 0)] }
+                if timerPending { choices.append(.delayElapsed) }
                 let event = choices[Int(random.next() % UInt64(choices.count))]
                 trace.append(event.description)
                 let before = machine.publicState
                 let action = event.apply(to: &machine)
                 #expect(before == machine.publicState || before.canTransition(to: machine.publicState), "\(trace)")
-                if case .handler = event { handlersAdded += 1 }
-                if case .created = event { startPending = false }
-                if case .startFailed = event { startPending = false }
-                if case .ended = event { ended = true }
+                switch event {
+                case .handler: handlersAdded += 1
+                case .created, .startFailed: startPending = false
+                case .ended: ended = true
+                case .recorded: completing = false
+                case .decided: asked = false
+                case .delayElapsed: timerPending = false
+                default: break
+                }
                 switch action {
                 case .startExchange: starts += 1; startPending = true
+                case .restartExchange:
+                    retries += 1; startPending = true; executed = nil; ended = false
+                    #expect(machine.retryCount == retries, "\(trace)")
                 case .executeExchange(let id): #expect(executed == nil, "\(trace)"); executed = id
                 case .complete: completing = true
+                case .askRetrier: asked = true
+                case .scheduleRetry: timerPending = true
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
-                    if case .finished = event { finished = true; completing = false }
+                    if case .handler = event {} else { finished = true }
                 case .none, .cancelExchange, .deliverHead: break
                 }
             }
             #expect(starts <= 1, "\(trace)")
             if finished { #expect(handlersRun == handlersAdded, "\(trace)") }
+            if retries > 0 { walksWithRetries += 1 }
         }
+        #expect(walksWithRetries > 100, "the walks must exercise retries: \(walksWithRetries)")
     }
 
     // Impossible transitions trap with the state in the message.
@@ -209,8 +312,17 @@ struct RequestStateMachineTests {
         await #expect(processExitsWith: .failure) {
             var machine = RequestStateMachine<Int, String>()
             _ = machine.cancel()
-            _ = machine.finished()
-            _ = machine.finished()
+            _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
+            _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
+        }
+    }
+
+    @Test("a retry decision nobody asked for traps")
+    func unaskedDecisionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = RequestStateMachine<Int, String>()
+            _ = machine.resume()
+            _ = machine.retryDecided(retry: 0)
         }
     }
 

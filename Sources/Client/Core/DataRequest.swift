@@ -17,10 +17,11 @@ public class DataRequest: Request, @unchecked Sendable {
     private let buffer = BodyBuffer()
     private let validators = ValidatorList()
 
-    init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?, session: Session) {
+    init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
+         interceptor: (any RequestInterceptor)? = nil, session: Session) {
         self.convertible = convertible
         self.modifier = modifier
-        super.init(session: session, underlyingQueue: DispatchQueue(label: "org.lariat.request", target: session.rootQueue),
+        super.init(session: session, interceptor: interceptor, underlyingQueue: DispatchQueue(label: "org.lariat.request", target: session.rootQueue),
                    serializationQueue: session.serializationQueue ?? session.rootQueue)
     }
 
@@ -49,6 +50,8 @@ public class DataRequest: Request, @unchecked Sendable {
     static let inlineSerializationLimit = 64 * 1024
 
     override var finishesOnWorker: Bool { buffer.count > Self.inlineSerializationLimit }
+
+    override func prepareForRetry() { buffer.reset() }
 
     override func runValidators() {
         let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
@@ -242,6 +245,8 @@ final class BodyBuffer: Sendable {
         }
     }
     var data: Data? { storage.withLock { $0 } }
+    /// Forgets the body (a retry starts a new one).
+    func reset() { storage.withLock { $0 = nil } }
     /// Bytes received so far.
     var count: Int { storage.withLock { $0?.count ?? 0 } }
 }

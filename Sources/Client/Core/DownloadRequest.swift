@@ -69,12 +69,13 @@ public class DownloadRequest: Request, @unchecked Sendable {
     private let sink = DownloadSink()
     private let validators = Mutex<[Validation]>([])
 
-    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager, session: Session) {
+    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager,
+         interceptor: (any RequestInterceptor)? = nil, session: Session) {
         self.convertible = convertible
         self.modifier = modifier
         self.destination = destination
         self.fileManager = fileManager
-        super.init(session: session, underlyingQueue: DispatchQueue(label: "org.lariat.download", target: session.rootQueue),
+        super.init(session: session, interceptor: interceptor, underlyingQueue: DispatchQueue(label: "org.lariat.download", target: session.rootQueue),
                    serializationQueue: session.serializationQueue ?? session.rootQueue)
     }
 
@@ -122,6 +123,9 @@ public class DownloadRequest: Request, @unchecked Sendable {
     override func didComplete() {
         moveToDestination()
     }
+
+    /// A retry writes a new file: the failed attempt's was removed when it completed.
+    override func prepareForRetry() { sink.reset() }
 
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
     /// handlers see (the transport's `.cancelled` that follows does not replace it).
@@ -250,6 +254,11 @@ final class DownloadSink: Sendable {
             state.file = nil
             return state.temporaryURL
         }
+    }
+
+    /// Forgets the last attempt's byte count and final location.
+    func reset() {
+        state.withLock { $0.bytesWritten = 0; $0.finalURL = nil }
     }
 
     /// Records where the finished file is.

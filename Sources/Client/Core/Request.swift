@@ -6,6 +6,7 @@ import FoundationEssentials
 import Dispatch
 import Synchronization
 import TLS
+import EventLoop
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///
@@ -69,12 +70,18 @@ public class Request: @unchecked Sendable {
         var response: HTTPURLResponse?
         var error: AFError?
         var metrics: URLSessionTaskMetrics?
+        /// When the first exchange started: retries share its resource deadline.
+        var firstStart: Deadline?
+        /// The request's own interceptor (see `Request+Retry.swift`).
+        var interceptor: (any RequestInterceptor)?
     }
     let mutable = Mutex(Mutable())
 
-    init(id: UUID = .randomV4(), session: Session, underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
+    init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
+         underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
         self.id = id
         self.session = session
+        mutable.withLock { $0.interceptor = interceptor }
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
     }
@@ -99,8 +106,10 @@ public class Request: @unchecked Sendable {
     public var error: AFError? { mutable.withLock { $0.error } }
     /// Timings and byte counts of the exchange, once finished.
     public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics } }
-    /// Silent transport retries do not count; Lariat has no user-level retry yet, so always 0.
-    public var retryCount: Int { 0 }
+    /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
+    /// delay elapsed and its new exchange is being built). The transport's own silent retries of
+    /// a stale keep-alive connection do not count.
+    public var retryCount: Int { mutable.withLock { $0.machine.retryCount } }
 
     /// Starts the request (or resumes a suspended one). Requests start on their own when the first
     /// response handler is added if the session's `startRequestsImmediately` is true (the default).
@@ -163,11 +172,13 @@ public class Request: @unchecked Sendable {
     func didComplete() {}
     /// Runs validators once the exchange ended; DataRequest overrides.
     func runValidators() {}
+    /// Forgets the last exchange's body before a retry's exchange is built (on ``underlyingQueue``).
+    func prepareForRetry() {}
 
     // MARK: Lifecycle
 
     /// Performs what the state machine decided, outside the lock.
-    private func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
+    func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
         case .startExchange: start()
@@ -175,6 +186,9 @@ public class Request: @unchecked Sendable {
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
+        case .askRetrier: askRetrier()
+        case .scheduleRetry(let delay): scheduleRetry(after: delay)
+        case .restartExchange: prepareForRetry(); start()
         case .runHandlers(let handlers): for handler in handlers { handler(onWorker) }
         }
     }
@@ -195,10 +209,38 @@ public class Request: @unchecked Sendable {
         } catch {
             return startFailed((error as? AFError) ?? AFError.createUploadableFailed(error: error))
         }
-        mutable.withLock { $0.request = urlRequest }
+        // Recorded before adapting: a failed adaptation leaves the request it was given visible
+        // (RetryPolicy reads its method).
+        let (firstStart, own) = mutable.withLock { state in
+            state.request = urlRequest
+            if state.firstStart == nil { state.firstStart = .now() }
+            return (state.firstStart!, state.interceptor)
+        }
+        guard let adapter = session.adapter(combining: own) else {
+            return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
+        }
+        let initialRequest = urlRequest
+        // Adapters are user code: they run on the request's queue, not on the thread that
+        // called `resume()` (nor a connection's loop, for a retry), as Alamofire's run on its
+        // session's queue. Their completion may come from any thread.
+        underlyingQueue.async { [self] in
+            adapter.adapt(initialRequest, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
+                switch result {
+                case .success(let adapted): send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
+                case .failure(let error): startFailed(.requestAdaptationFailed(error: error))
+                }
+            }
+        }
+    }
+
+    /// Builds the exchange for the (adapted) URLRequest and reports it to the machine;
+    /// `isRecorded`: `urlRequest` is already the request's `request` (nothing adapted it), so
+    /// the common path takes the lock once.
+    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
+        if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         let transport: TransportRequest
         do {
-            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody)
+            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
@@ -246,11 +288,15 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Finishes: the subclass's last step, validators, then every waiting handler.
+    /// Finishes the exchange: the subclass's last step, validators, then either every waiting
+    /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
         didComplete()
         runValidators()
-        perform(mutable.withLock { $0.machine.finished() }, onWorker: onWorker)
+        let sessionRetries = session.interceptor != nil
+        perform(mutable.withLock { state in
+            state.machine.outcomeRecorded(failed: state.error != nil, hasRetrier: sessionRetries || state.interceptor != nil)
+        }, onWorker: onWorker)
     }
 
     /// Records the response head.

@@ -4,12 +4,12 @@
 //
 // States, with the public `Request.State` each one shows:
 //
-//   initialized ───────resume──────▶ starting ──exchangeCreated──▶ running ──transportEnded──▶ completing ──finished──▶ finished
-//   (.initialized)                   (.resumed)                     (.resumed)                  (.resumed)                (.finished)
+//   initialized ───────resume──────▶ starting ──exchangeCreated──▶ running ──transportEnded──▶ completing ──outcomeRecorded──▶ finished
+//   (.initialized)                   (.resumed)                     (.resumed)                  (.resumed)                       (.finished)
 //        │ suspend                    │ ▲ suspend/resume             │ cancel
 //        ▼                            ▼ │                            ▼
 //   suspendedBeforeStart ─resume─▶  starting(suspended)          cancelling ──transportEnded──▶ completing(cancelled)
-//   (.suspended)                    (.suspended)                  (.cancelled)                   (.cancelled) ──finished──▶ finished(cancelled)
+//   (.suspended)                    (.suspended)                  (.cancelled)                   (.cancelled) ──outcomeRecorded──▶ finished(cancelled)
 //                                     │ exchangeCreated
 //                                     ▼
 //                                   suspendedWithExchange ──resume──▶ running
@@ -20,11 +20,27 @@
 //   starting ──startFailed──▶ completing
 //
 // Why `starting` is a state of its own: building the URLRequest runs user code (the request
-// modifier, adapters to come) outside the lock. The old `Request` read "not started yet" from
+// modifier, adapters) outside the lock. The old `Request` read "not started yet" from
 // `exchange == nil`, so a suspend and a resume from another thread during that window started a
 // second exchange (issue 9, finding 5; `RequestLifecycleTests.resumeSuspendResumeRace`). Here
 // only the `resume` that leaves `initialized` or `suspendedBeforeStart` returns `startExchange`,
 // and `starting` is left only by the starter's own `exchangeCreated` or `startFailed`.
+//
+// Retry (a retrier decides; each retry is a new exchange of the same request):
+//
+//   completing ──outcomeRecorded(failed, retrier)──▶ awaitingRetrier ──retryDecided(retry)──▶ waitingToRetry
+//   (.resumed)                                       (.resumed)                                (.resumed)
+//                                                       │ doNotRetry                             │ retryDelayElapsed
+//                                                       ▼                                        ▼
+//                                                    finished                                  starting (retryCount + 1;
+//                                                                                               adapters run again)
+//   awaitingRetrier ──cancel──▶ awaitingRetrier(cancelled) ──retryDecided(anything)──▶ finished(cancelled)
+//   waitingToRetry ──cancel──▶ completing(cancelled): no exchange is on the wire, so it ends at
+//   once; the pending timer's `retryDelayElapsed` then finds the request over and is dropped.
+//
+// `completing` no longer finishes by itself: the request records the outcome, runs validators,
+// then reports `outcomeRecorded` and the machine decides between finishing and asking the
+// retrier. Only a failed, uncancelled request with a retrier asks (Alamofire's `retryOrFinish`).
 //
 // Generic over the exchange and handler types so the table tests need no sockets.
 
@@ -54,8 +70,16 @@ struct RequestStateMachine<Exchange, Handler> {
         /// completing(cancelled).
         case cancelling(Exchange)
         /// The outcome is settled; the request records it and runs validators, then reports
-        /// `finished`. Exit: finished → finished.
+        /// `outcomeRecorded`. Exits: outcomeRecorded → finished or awaitingRetrier; cancel does
+        /// nothing (the outcome stands).
         case completing(cancelled: Bool)
+        /// The request failed and its retrier is deciding (user code, outside the lock).
+        /// `cancelled`: a cancel arrived meanwhile, so whatever the retrier says, it finishes.
+        /// Exits: retryDecided → waitingToRetry or finished.
+        case awaitingRetrier(cancelled: Bool)
+        /// A retry is scheduled; no exchange exists. Exits: retryDelayElapsed → starting;
+        /// cancel → completing(cancelled).
+        case waitingToRetry
         /// Final: handlers ran; later handlers run at once.
         case finished(cancelled: Bool)
     }
@@ -73,8 +97,15 @@ struct RequestStateMachine<Exchange, Handler> {
         case cancelExchange(Exchange)
         /// Record the head (and prepare for the body).
         case deliverHead
-        /// Record the outcome, run validators, then report ``finished()``.
+        /// Record the outcome, run validators, then report ``outcomeRecorded(failed:hasRetrier:)``.
         case complete
+        /// Ask the retrier about the recorded error, then report ``retryDecided(retry:)``.
+        case askRetrier
+        /// Report ``retryDelayElapsed()`` after this many seconds (0: as soon as possible).
+        case scheduleRetry(delay: Double)
+        /// Reset the per-exchange state (error, response, body), then build the URLRequest and
+        /// the exchange again, as ``startExchange``.
+        case restartExchange
         /// Run these response handlers, in order.
         case runHandlers([Handler])
     }
@@ -82,14 +113,19 @@ struct RequestStateMachine<Exchange, Handler> {
     private var state = State.initialized
     /// Handlers waiting for the request to finish; always empty once `finished`.
     private var handlers: [Handler] = []
+    /// How many retries started (Alamofire's `Request.retryCount`): counted when the retry's
+    /// delay has elapsed and its exchange is being built, not when it is decided.
+    private(set) var retryCount = 0
 
     /// The public state this one shows (Alamofire's `Request.State`).
     var publicState: Request.State {
         switch state {
         case .initialized: return .initialized
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange: return .suspended
-        case .starting(suspended: false), .running, .completing(cancelled: false): return .resumed
-        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .finished(cancelled: true): return .cancelled
+        case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry:
+            return .resumed
+        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true), .finished(cancelled: true):
+            return .cancelled
         case .finished(cancelled: false): return .finished
         }
     }
@@ -121,8 +157,8 @@ struct RequestStateMachine<Exchange, Handler> {
         case .suspendedWithExchange(let exchange):
             state = .running(exchange)
             return .executeExchange(exchange)
-        case .running, .cancelledWhileStarting, .cancelling, .completing, .finished:
-            return .none  // Alamofire: resuming a running, cancelled or finished request does nothing.
+        case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished:
+            return .none  // Alamofire: resuming a running, retrying, cancelled or finished request does nothing.
         }
     }
 
@@ -134,8 +170,9 @@ struct RequestStateMachine<Exchange, Handler> {
         case .starting:
             // Suspend racing the start: the exchange is kept unsent when it comes.
             state = .starting(suspended: true)
-        case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing, .finished:
-            break  // Already suspended, in flight (cannot pause), or over.
+        case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing,
+             .awaitingRetrier, .waitingToRetry, .finished:
+            break  // Already suspended, in flight (cannot pause), between attempts, or over.
         }
         return .none
     }
@@ -153,7 +190,15 @@ struct RequestStateMachine<Exchange, Handler> {
         case .running(let exchange):
             state = .cancelling(exchange)
             return .cancelExchange(exchange)
-        case .cancelledWhileStarting, .cancelling, .completing, .finished:
+        case .awaitingRetrier(cancelled: false):
+            // The retrier's answer finishes the request; it cannot start another exchange now.
+            state = .awaitingRetrier(cancelled: true)
+            return .none
+        case .waitingToRetry:
+            // Nothing is on the wire: end now rather than when the delay would have elapsed.
+            state = .completing(cancelled: true)
+            return .complete
+        case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true), .finished:
             // Cancel racing completion: the transport's end got here first, so the response
             // stands and the cancel does nothing (as Alamofire's cancel of a finished request).
             return .none
@@ -230,13 +275,47 @@ struct RequestStateMachine<Exchange, Handler> {
         }
     }
 
-    // MARK: Finishing
+    // MARK: Finishing and retrying
 
-    /// The outcome was recorded and validators ran: hand out the handlers.
-    mutating func finished() -> Action {
+    /// The outcome was recorded and validators ran. A failed, uncancelled request with a
+    /// retrier asks it; any other finishes and hands out the handlers.
+    mutating func outcomeRecorded(failed: Bool, hasRetrier: Bool) -> Action {
         guard case .completing(let cancelled) = state else {
-            preconditionFailure("finished in state \(state): finishing follows completing, once")
+            preconditionFailure("outcomeRecorded in state \(state): it follows completing, once")
         }
+        if failed, hasRetrier, !cancelled {
+            state = .awaitingRetrier(cancelled: false)
+            return .askRetrier
+        }
+        return finish(cancelled: cancelled)
+    }
+
+    /// The retrier answered: `retry` is the delay in seconds to retry after, `nil` for no retry
+    /// (the request records any retry error before reporting).
+    mutating func retryDecided(retry delay: Double?) -> Action {
+        guard case .awaitingRetrier(let cancelled) = state else {
+            preconditionFailure("retryDecided in state \(state): only the retrier's one answer reports it")
+        }
+        guard let delay, !cancelled else { return finish(cancelled: cancelled) }
+        state = .waitingToRetry
+        return .scheduleRetry(delay: max(0, delay))
+    }
+
+    /// The retry's delay elapsed: build the next exchange.
+    mutating func retryDelayElapsed() -> Action {
+        switch state {
+        case .waitingToRetry:
+            retryCount += 1
+            state = .starting(suspended: false)
+            return .restartExchange
+        case .completing(cancelled: true), .finished(cancelled: true):
+            return .none  // Cancelled during the delay: the request ended then; the timer is stale.
+        default:
+            preconditionFailure("retryDelayElapsed in state \(state): one timer per scheduled retry")
+        }
+    }
+
+    private mutating func finish(cancelled: Bool) -> Action {
         state = .finished(cancelled: cancelled)
         let ready = handlers
         handlers = []

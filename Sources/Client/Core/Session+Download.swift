@@ -14,6 +14,7 @@ extension Session {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     ///   - destination: Where the finished file goes; `nil` (the default) keeps it in the
     ///     temporary directory.
@@ -24,6 +25,7 @@ extension Session {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
@@ -31,11 +33,12 @@ extension Session {
         let request = ClosureRequestConvertible {
             try encoding.encode(try URLRequest(url: convertible, method: method, headers: headers), with: box.parameters)
         }
-        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default, session: self)
+        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
+                               interceptor: interceptor, session: self)
     }
 
     /// Downloads `convertible` into a file, with `Encodable` parameters encoded by `encoder`.
-    /// - Parameters: As ``download(_:method:parameters:encoding:headers:requestModifier:to:)``, with
+    /// - Parameters: As ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``, with
     ///   `encoder` (`URLEncodedFormParameterEncoder.default` by default) in place of `encoding`.
     /// - Returns: The request; it starts when a response handler is added.
     public func download<Parameters: Encodable & Sendable>(
@@ -44,21 +47,28 @@ extension Session {
         parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let request = ClosureRequestConvertible {
             try encoder.encode(parameters, into: try URLRequest(url: convertible, method: method, headers: headers))
         }
-        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default, session: self)
+        return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
+                               interceptor: interceptor, session: self)
     }
 
     /// Downloads what the request `convertible` builds into a file.
     /// - Parameters:
     ///   - convertible: The request.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
     /// - Returns: The request; it starts when a response handler is added.
-    public func download(_ convertible: any URLRequestConvertible, to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
-        DownloadRequest(convertible: convertible, modifier: nil, destination: destination, fileManager: .default, session: self)
+    public func download(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        DownloadRequest(convertible: convertible, modifier: nil, destination: destination, fileManager: .default,
+                        interceptor: interceptor, session: self)
     }
 }

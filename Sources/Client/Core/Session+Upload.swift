@@ -13,14 +13,15 @@ extension Session {
     ///   - convertible: The URL.
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: Used for temporary files; `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
         _ data: Data, to convertible: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(.uploadable(.data(data)), to: convertible, method: method, headers: headers,
+        upload(.uploadable(.data(data)), to: convertible, method: method, headers: headers, interceptor: interceptor,
                fileManager: fileManager, requestModifier: requestModifier)
     }
 
@@ -28,10 +29,15 @@ extension Session {
     /// - Parameters:
     ///   - data: The body.
     ///   - convertible: The request.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
-    public func upload(_ data: Data, with convertible: any URLRequestConvertible, fileManager: FileManager = .default) -> UploadRequest {
-        UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.data(data)), fileManager: fileManager, session: self)
+    public func upload(
+        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.data(data)), fileManager: fileManager,
+                      interceptor: interceptor, session: self)
     }
 
     /// Uploads the file at `fileURL`, streamed from disk, to `convertible`.
@@ -40,27 +46,32 @@ extension Session {
     ///   - convertible: The URL.
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request. A file that cannot be opened fails it with
     ///   ``AFError/createUploadableFailed(error:)``.
     public func upload(
         _ fileURL: URL, to convertible: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         upload(.uploadable(.file(fileURL, shouldRemove: false)), to: convertible, method: method, headers: headers,
-               fileManager: fileManager, requestModifier: requestModifier)
+               interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Uploads the file at `fileURL`, streamed from disk, with the request `convertible` builds.
     /// - Parameters:
     ///   - fileURL: A `file:` URL.
     ///   - convertible: The request.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
-    public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, fileManager: FileManager = .default) -> UploadRequest {
+    public func upload(
+        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
         UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.file(fileURL, shouldRemove: false)),
-                      fileManager: fileManager, session: self)
+                      fileManager: fileManager, interceptor: interceptor, session: self)
     }
 
     /// Uploads multipart form data built by `multipartFormData` to `url`.
@@ -73,32 +84,33 @@ extension Session {
     ///   - method: `.post` by default.
     ///   - headers: Added to the session's default headers; `nil` by default. The multipart
     ///     `Content-Type` with its boundary is set for you.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
         multipartFormData: @escaping @Sendable (MultipartFormData) -> Void, to url: any URLConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-        method: HTTPMethod = .post, headers: HTTPHeaders? = nil, fileManager: FileManager = .default,
-        requestModifier: RequestModifier? = nil
+        method: HTTPMethod = .post, headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
         return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
-                      headers: headers, fileManager: fileManager, requestModifier: requestModifier)
+                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Uploads `multipartFormData` to `url`.
-    /// - Parameters: As ``upload(multipartFormData:to:usingThreshold:method:headers:fileManager:requestModifier:)-closure``.
+    /// - Parameters: As ``upload(multipartFormData:to:usingThreshold:method:headers:interceptor:fileManager:requestModifier:)-closure``.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
         multipartFormData: MultipartFormData, to url: any URLConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-        method: HTTPMethod = .post, headers: HTTPHeaders? = nil, fileManager: FileManager = .default,
-        requestModifier: RequestModifier? = nil
+        method: HTTPMethod = .post, headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         upload(.multipart(multipartFormData, threshold: encodingMemoryThreshold), to: url, method: method,
-               headers: headers, fileManager: fileManager, requestModifier: requestModifier)
+               headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Uploads `multipartFormData` with the request `request` builds.
@@ -106,22 +118,24 @@ extension Session {
     ///   - multipartFormData: The form.
     ///   - request: The request.
     ///   - encodingMemoryThreshold: ``MultipartFormData/encodingMemoryThreshold`` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - fileManager: `.default` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func upload(
         multipartFormData: MultipartFormData, with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-        fileManager: FileManager = .default
+        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: request, modifier: nil, source: .multipart(multipartFormData, threshold: encodingMemoryThreshold),
-                      fileManager: fileManager, session: self)
+                      fileManager: fileManager, interceptor: interceptor, session: self)
     }
 
     private func upload(
         _ source: UploadRequest.Source, to convertible: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
-        fileManager: FileManager, requestModifier: RequestModifier?
+        interceptor: (any RequestInterceptor)?, fileManager: FileManager, requestModifier: RequestModifier?
     ) -> UploadRequest {
         let request = ClosureRequestConvertible { try URLRequest(url: convertible, method: method, headers: headers) }
-        return UploadRequest(convertible: request, modifier: requestModifier, source: source, fileManager: fileManager, session: self)
+        return UploadRequest(convertible: request, modifier: requestModifier, source: source, fileManager: fileManager,
+                             interceptor: interceptor, session: self)
     }
 }

@@ -49,6 +49,8 @@ open class Session: @unchecked Sendable {
     public let tlsConfiguration: TLSConfiguration
     /// Where connections go for each host: the system resolver, or fixed addresses (curl's `--resolve`).
     public let resolver: HostResolver
+    /// Adapts and retries every request of the session, before each request's own interceptor.
+    public let interceptor: (any RequestInterceptor)?
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -59,6 +61,8 @@ open class Session: @unchecked Sendable {
     ///   - rootQueue: The serial queue requests' work targets.
     ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
     ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).
+    ///   - interceptor: Adapts and retries every request, before the request's own interceptor;
+    ///     `nil` by default.
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
@@ -77,6 +81,7 @@ open class Session: @unchecked Sendable {
         rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
         startRequestsImmediately: Bool = true,
         serializationQueue: DispatchQueue? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
@@ -87,6 +92,7 @@ open class Session: @unchecked Sendable {
         self.rootQueue = rootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.serializationQueue = serializationQueue
+        self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
@@ -114,6 +120,7 @@ open class Session: @unchecked Sendable {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request(
@@ -122,6 +129,7 @@ open class Session: @unchecked Sendable {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         let box = ParametersBox(parameters)
@@ -129,7 +137,7 @@ open class Session: @unchecked Sendable {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
             return try encoding.encode(request, with: box.parameters)
         }
-        return DataRequest(convertible: convertible, modifier: requestModifier, session: self)
+        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
     }
 
     /// Creates a request for `convertible` with `Encodable` parameters encoded by `encoder`.
@@ -139,6 +147,7 @@ open class Session: @unchecked Sendable {
     ///   - parameters: Encoded into the query or body; `nil` by default.
     ///   - encoder: `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request<Parameters: Encodable & Sendable>(
@@ -147,18 +156,22 @@ open class Session: @unchecked Sendable {
         parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         let convertible = ClosureRequestConvertible {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
             return try encoder.encode(parameters, into: request)
         }
-        return DataRequest(convertible: convertible, modifier: requestModifier, session: self)
+        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
     }
 
     /// Creates a request from a URLRequest or another `URLRequestConvertible`.
-    public func request(_ convertible: any URLRequestConvertible) -> DataRequest {
-        DataRequest(convertible: convertible, modifier: nil, session: self)
+    /// - Parameters:
+    ///   - convertible: The request.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, session: self)
     }
 
     // MARK: Mapping to the wire

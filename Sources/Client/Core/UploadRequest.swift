@@ -32,10 +32,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     public let fileManager: FileManager
     private let made = UploadableBox()
 
-    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, source: Source, fileManager: FileManager, session: Session) {
+    init(convertible: any URLRequestConvertible, modifier: RequestModifier?, source: Source, fileManager: FileManager,
+         interceptor: (any RequestInterceptor)? = nil, session: Session) {
         self.source = source
         self.fileManager = fileManager
-        super.init(convertible: convertible, modifier: modifier, session: session)
+        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, session: session)
     }
 
     /// The uploadable sent, once the request started.

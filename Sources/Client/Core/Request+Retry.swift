@@ -1,0 +1,112 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+// A retry is a new exchange of the same request: `RequestStateMachine` moves it through
+// awaitingRetrier and waitingToRetry back to starting; these perform those actions.
+extension Request {
+    // MARK: Interceptors
+
+    /// The request's own interceptor, run after the session's (adapters and retriers alike).
+    public var interceptor: (any RequestInterceptor)? { mutable.withLock { $0.interceptor } }
+
+    /// Adds `interceptor` after the request's current adapters and retriers.
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters, retriers: existing.retriers, interceptors: [interceptor])
+            case let existing?:
+                state.interceptor = Interceptor(interceptors: [existing, interceptor])
+            case nil:
+                state.interceptor = Interceptor(interceptors: [interceptor])
+            }
+        }
+        return self
+    }
+
+    /// Adds `adapter` after the request's current adapters (so after the session's too).
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters + [adapter], retriers: existing.retriers)
+            case let existing?:
+                // After the existing one, as documented (Alamofire 5.12 puts it first in this case).
+                state.interceptor = Interceptor(adapters: [existing, adapter], retriers: [existing])
+            case nil:
+                state.interceptor = Interceptor(adapters: [adapter])
+            }
+        }
+        return self
+    }
+
+    /// Adds `retrier` after the request's current retriers (so after the session's too).
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        mutable.withLock { state in
+            switch state.interceptor {
+            case let existing as Interceptor:
+                state.interceptor = Interceptor(adapters: existing.adapters, retriers: existing.retriers + [retrier])
+            case let existing?:
+                // After the existing one, as documented (Alamofire 5.12 puts it first in this case).
+                state.interceptor = Interceptor(adapters: [existing], retriers: [existing, retrier])
+            case nil:
+                state.interceptor = Interceptor(retriers: [retrier])
+            }
+        }
+        return self
+    }
+
+    // MARK: Retry
+
+    /// Asks the request's retrier, then the session's, on the request's queue (retriers are user
+    /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
+    /// same queue, whatever thread the retrier answers from.
+    func askRetrier() {
+        guard let retrier = session.retrier(for: self), let error = error else {
+            preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
+        }
+        underlyingQueue.async { [self] in
+            retrier.retry(self, for: session, dueTo: error) { [self] result in
+                underlyingQueue.async { [self] in retrierAnswered(result, originalError: error) }
+            }
+        }
+    }
+
+    private func retrierAnswered(_ result: RetryResult, originalError: AFError) {
+        let action = mutable.withLock { state in
+            // A cancel while the retrier decided keeps `explicitlyCancelled`.
+            if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
+                state.error = .requestRetryFailed(retryError: retryError, originalError: originalError)
+            }
+            return state.machine.retryDecided(retry: result.delay)
+        }
+        perform(action, onWorker: true)
+    }
+
+    /// Reports the end of a retry's delay from the request's queue. A cancel meanwhile finished
+    /// the request already; the machine then drops this report.
+    func scheduleRetry(after delay: Double) {
+        let elapsed: @Sendable () -> Void = { [self] in
+            let action = mutable.withLock { state in
+                let action = state.machine.retryDelayElapsed()
+                // The new attempt starts clean, as Alamofire's `reset()` before a retry.
+                if case .restartExchange = action { (state.error, state.response, state.metrics) = (nil, nil, nil) }
+                return action
+            }
+            perform(action, onWorker: true)
+        }
+        if delay > 0 {
+            underlyingQueue.asyncAfter(deadline: .now() + delay, execute: elapsed)
+        } else {
+            underlyingQueue.async(execute: elapsed)
+        }
+    }
+}
