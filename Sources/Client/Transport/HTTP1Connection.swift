@@ -3,7 +3,8 @@
 // The driver of `HTTP1ConnectionStateMachine`: it moves bytes (socket reads and writes, the TLS
 // engine, the request body file) and carries out the machine's actions; every decision — what a
 // parser event means, keep-alive, the retry verdict, the timer's deadline — is the machine's.
-// Writing the request is in HTTP1Connection+Writing.swift.
+// Writing the request is in HTTP1Connection+Writing.swift, the TLS engine's side in
+// HTTP1Connection+TLS.swift.
 //
 // Everything here runs on `loop`; the pool reaches a connection only through loop.execute.
 //
@@ -29,15 +30,15 @@ final class HTTP1Connection: SocketHandler {
     private let idleTimeout: Duration
     var machine: HTTP1ConnectionStateMachine
     /// The exchange being handshaken for or run; `nil` while idle or closed.
-    private(set) var exchange: Exchange?
+    var exchange: Exchange?
 
     /// How large the receive buffer may grow while a bulk body arrives (it starts at 16 KiB).
     static let maxReceiveBuffer = 256 * 1024
 
     // Reading
-    private var inbound = ReceiveBuffer(capacity: 16 * 1024)
-    private var cipherScratch: [UInt8] = []
-    private var cipherPending: [UInt8] = []
+    var inbound = ReceiveBuffer(capacity: 16 * 1024)
+    var cipherScratch: [UInt8] = []
+    var cipherPending: [UInt8] = []
     // Writing
     var headBytes: [UInt8] = []
     var body = OutgoingBody()
@@ -190,96 +191,6 @@ final class HTTP1Connection: SocketHandler {
         perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error)))
     }
 
-    // MARK: TLS reading
-
-    private func readTLS() {
-        guard let tls else { return }
-        // Ciphertext from the socket into the TLS engine (whatever it did not take stays pending).
-        if cipherPending.isEmpty {
-            let result: ReadResult
-            do throws(SocketError) {
-                let socket = self.socket
-                result = try cipherScratch.withUnsafeMutableBytes { raw in
-                    Result { () throws(SocketError) in try socket.read(into: raw) }
-                }.get()
-            } catch {
-                return perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
-            }
-            switch result {
-            case .bytes(let n): cipherPending.append(contentsOf: cipherScratch[0..<n])
-            case .endOfStream: tls.receiveEndOfStream()
-            case .wouldBlock: return
-            }
-        }
-        feedCiphertext()
-        if machine.isHandshaking {
-            driveHandshake()  // starts the request on completion, which drains what came with it
-            return
-        }
-        if machine.isIdle {
-            // Ciphertext on an idle connection: a late session ticket is harmless, anything that
-            // decrypts to plaintext (or a close) is not.
-            return readPlaintext()
-        }
-        perform(machine.bytesReceived(now: .now()))
-        readPlaintext()
-    }
-
-    private func feedCiphertext() {
-        guard let tls, !cipherPending.isEmpty else { return }
-        let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
-        cipherPending.removeFirst(taken)
-    }
-
-    /// Moves plaintext out of the engine into the receive buffer and parses it, until the engine
-    /// needs more ciphertext.
-    private func readPlaintext() {
-        guard let tls else { return }
-        while !machine.isClosed {
-            var readResult: TLSReadResult = .incomplete(.read)
-            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
-                readResult = tls.read(into: free)
-                if case .bytes(let n) = readResult { return n }
-                return 0
-            }
-            switch readResult {
-            case .bytes:
-                if machine.isIdle {
-                    // Plaintext after the response ended: the server sent more than one response.
-                    return perform(machine.bytesReceived(now: .now()))
-                }
-                processInbound()
-            case .incomplete:
-                flushCiphertext()
-                if !cipherPending.isEmpty { feedCiphertext(); continue }
-                return
-            case .closed(let clean):
-                return perform(machine.endOfStream(cleanTLSClose: clean))
-            case .failed(let error):
-                return perform(machine.connectionFailed(TransportError(.tls, "TLS read failed: \(error)", underlying: error), retryable: false))
-            }
-        }
-    }
-
-    private func driveHandshake() {
-        guard let tls, machine.isHandshaking, let exchange else { return }
-        switch tls.handshake() {
-        case .complete:
-            flushCiphertext()
-            exchange.timings.secureConnectionEnd = Date()
-            exchange.timings.connectEnd = exchange.timings.secureConnectionEnd
-            machine.handshakeCompleted()
-            self.exchange = nil
-            cancelTimer()
-            start(exchange, reused: false)
-        case .incomplete:
-            flushCiphertext()
-        case .failed(let error):
-            flushCiphertext()
-            perform(machine.connectionFailed(TransportError(.tls, "TLS handshake with \(key.host) failed: \(error)", underlying: error), retryable: false))
-        }
-    }
-
     /// Parses what is already received: plaintext the engine holds, then the buffer.
     private func drainReceived() {
         if tls != nil { readPlaintext() }
@@ -288,7 +199,7 @@ final class HTTP1Connection: SocketHandler {
 
     // MARK: Parsing
 
-    private func processInbound() {
+    func processInbound() {
         // Called until the parser needs more bytes, even with none left: the end of a body
         // that ended exactly at the buffer's end comes from a call with empty input.
         while let exchange, machine.isActive {
@@ -369,28 +280,6 @@ final class HTTP1Connection: SocketHandler {
         // request finds this connection idle.
         if reusable { returnToPool() } else { close() }
         exchange.complete(.end(done))
-    }
-
-    /// Whether bytes beyond the response are buffered: in the receive buffer, or (TLS) as
-    /// plaintext the engine can already decrypt.
-    private func hasLeftoverBytes() -> Bool {
-        if inbound.readableCount > 0 { return true }
-        guard let tls else { return false }
-        feedCiphertext()
-        var leftover = false
-        _ = inbound.write { free -> Int in
-            switch tls.read(into: free) {
-            case .bytes(let n):
-                leftover = true
-                return n
-            case .closed, .failed:
-                leftover = true
-                return 0
-            case .incomplete:
-                return 0
-            }
-        }
-        return leftover
     }
 
     private func fail(_ failure: HTTP1ConnectionStateMachine.Failure, retry: Bool) {
@@ -478,7 +367,7 @@ final class HTTP1Connection: SocketHandler {
     // MARK: Timer
 
     /// Keeps the one timer at the machine's deadline (or the pool's idle timeout while idle).
-    private func syncTimer() {
+    func syncTimer() {
         guard let deadline = machine.timerDeadline else {
             if !machine.isIdle { cancelTimer() }
             return
@@ -509,7 +398,7 @@ final class HTTP1Connection: SocketHandler {
         perform(machine.timerFired(now: .now()))
     }
 
-    private func cancelTimer() {
+    func cancelTimer() {
         if let timer { loop.cancelTimer(timer) }
         timer = nil
         timerAt = .distantFuture

@@ -1,0 +1,128 @@
+// The TLS side of an HTTP/1.1 connection: ciphertext from the socket into the engine, the
+// handshake, and plaintext out of the engine into the receive buffer, where the parser reads it.
+// Runs on the connection's loop, like everything in HTTP1Connection.
+//
+// Two rules learned the hard way (HTTPSTransportTests):
+// - Plaintext can already sit in the engine when no socket event will announce it (it came in
+//   the same segment as the server's last handshake flight): a request that starts drains the
+//   engine before waiting for the socket.
+// - Keep-alive is decided only after the engine has been asked for more plaintext: a record that
+//   arrived behind the response would otherwise be read by the next request as its own.
+
+import FoundationEssentials
+import Wire
+import EventLoop
+import TLS
+
+extension HTTP1Connection {
+    func readTLS() {
+        guard let tls else { return }
+        // Ciphertext from the socket into the TLS engine (whatever it did not take stays pending).
+        if cipherPending.isEmpty {
+            let result: ReadResult
+            do throws(SocketError) {
+                let socket = self.socket
+                result = try cipherScratch.withUnsafeMutableBytes { raw in
+                    Result { () throws(SocketError) in try socket.read(into: raw) }
+                }.get()
+            } catch {
+                return perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
+            }
+            switch result {
+            case .bytes(let n): cipherPending.append(contentsOf: cipherScratch[0..<n])
+            case .endOfStream: tls.receiveEndOfStream()
+            case .wouldBlock: return
+            }
+        }
+        feedCiphertext()
+        if machine.isHandshaking {
+            driveHandshake()  // starts the request on completion, which drains what came with it
+            return
+        }
+        if machine.isIdle {
+            // Ciphertext on an idle connection: a late session ticket is harmless, anything that
+            // decrypts to plaintext (or a close) is not.
+            return readPlaintext()
+        }
+        perform(machine.bytesReceived(now: .now()))
+        readPlaintext()
+    }
+
+    func feedCiphertext() {
+        guard let tls, !cipherPending.isEmpty else { return }
+        let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
+        cipherPending.removeFirst(taken)
+    }
+
+    /// Moves plaintext out of the engine into the receive buffer and parses it, until the engine
+    /// needs more ciphertext.
+    func readPlaintext() {
+        guard let tls else { return }
+        while !machine.isClosed {
+            var readResult: TLSReadResult = .incomplete(.read)
+            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
+                readResult = tls.read(into: free)
+                if case .bytes(let n) = readResult { return n }
+                return 0
+            }
+            switch readResult {
+            case .bytes:
+                if machine.isIdle {
+                    // Plaintext after the response ended: the server sent more than one response.
+                    return perform(machine.bytesReceived(now: .now()))
+                }
+                processInbound()
+            case .incomplete:
+                flushCiphertext()
+                if !cipherPending.isEmpty { feedCiphertext(); continue }
+                return
+            case .closed(let clean):
+                return perform(machine.endOfStream(cleanTLSClose: clean))
+            case .failed(let error):
+                return perform(machine.connectionFailed(TransportError(.tls, "TLS read failed: \(error)", underlying: error), retryable: false))
+            }
+        }
+    }
+
+    func driveHandshake() {
+        guard let tls, machine.isHandshaking, let exchange else { return }
+        switch tls.handshake() {
+        case .complete:
+            flushCiphertext()
+            exchange.timings.secureConnectionEnd = Date()
+            exchange.timings.connectEnd = exchange.timings.secureConnectionEnd
+            machine.handshakeCompleted()
+            self.exchange = nil
+            cancelTimer()
+            start(exchange, reused: false)
+        case .incomplete:
+            flushCiphertext()
+        case .failed(let error):
+            flushCiphertext()
+            perform(machine.connectionFailed(TransportError(.tls, "TLS handshake with \(key.host) failed: \(error)", underlying: error), retryable: false))
+        }
+    }
+
+    /// Whether bytes beyond the response are buffered: in the receive buffer, or (TLS) as
+    /// plaintext the engine can already decrypt.
+    func hasLeftoverBytes() -> Bool {
+        if inbound.readableCount > 0 { return true }
+        guard let tls else { return false }
+        feedCiphertext()
+        var leftover = false
+        _ = inbound.write { free -> Int in
+            switch tls.read(into: free) {
+            case .bytes(let n):
+                leftover = true
+                return n
+            case .closed, .failed:
+                leftover = true
+                return 0
+            case .incomplete:
+                return 0
+            }
+        }
+        return leftover
+    }
+
+}
