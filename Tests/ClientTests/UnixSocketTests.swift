@@ -6,6 +6,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Glibc
 import Testing
 import EventLoop
 import LariatTestSupport
