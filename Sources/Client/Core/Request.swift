@@ -258,7 +258,7 @@ public class Request: @unchecked Sendable {
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.add(name: field.name, value: field.value) }
-        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: "\(head.version)", headers: headers)
+        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers)
         mutable.withLock { $0.response = response }
     }
 
