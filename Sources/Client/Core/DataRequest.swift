@@ -20,7 +20,7 @@ public class DataRequest: Request, @unchecked Sendable {
     init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?, session: Session) {
         self.convertible = convertible
         self.modifier = modifier
-        super.init(session: session, underlyingQueue: DispatchQueue(label: "org.lariat.request", target: session.rootQueue),
+        super.init(session: session, underlyingQueueLabel: "org.lariat.request", target: session.rootQueue,
                    serializationQueue: session.serializationQueue ?? session.rootQueue)
     }
 
