@@ -21,7 +21,7 @@ public class DataRequest: Request, @unchecked Sendable {
          interceptor: (any RequestInterceptor)? = nil, session: Session) {
         self.convertible = convertible
         self.modifier = modifier
-        super.init(session: session, interceptor: interceptor, underlyingQueue: DispatchQueue(label: "org.lariat.request", target: session.rootQueue),
+        super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.request", target: session.rootQueue,
                    serializationQueue: session.serializationQueue ?? session.rootQueue)
     }
 

@@ -53,8 +53,21 @@ public class Request: @unchecked Sendable {
     /// The request's identity.
     public let id: UUID
     /// The serial queue on which the request's internal work runs: finishing a download or a
-    /// large body, and finishing after a cancel.
-    public let underlyingQueue: DispatchQueue
+    /// large body, and finishing after a cancel. A data request makes it on first use: most
+    /// requests never need it (a small response finishes on the connection's loop), and making
+    /// one cost three allocations per request.
+    public var underlyingQueue: DispatchQueue {
+        queue.withLock { queue in
+            switch queue {
+            case .made(let made):
+                return made
+            case .deferred(let label, let target):
+                let made = DispatchQueue(label: label, target: target)
+                queue = .made(made)
+                return made
+            }
+        }
+    }
     /// The queue on which response serializers of the completion-handler API run.
     public let serializationQueue: DispatchQueue
     let session: Session
@@ -77,12 +90,31 @@ public class Request: @unchecked Sendable {
     }
     let mutable = Mutex(Mutable())
 
+    /// ``underlyingQueue``, or what to make it from.
+    enum UnderlyingQueue {
+        /// Made (or given).
+        case made(DispatchQueue)
+        /// Not made yet: a serial queue with this label targeting `target`.
+        case deferred(label: String, target: DispatchQueue)
+    }
+    private let queue: Mutex<UnderlyingQueue>
+
     init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
          underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
         self.id = id
         self.session = session
         mutable.withLock { $0.interceptor = interceptor }
-        self.underlyingQueue = underlyingQueue
+        self.queue = Mutex(.made(underlyingQueue))
+        self.serializationQueue = serializationQueue
+    }
+
+    /// A request whose ``underlyingQueue`` (label `label`, targeting `target`) is made on first use.
+    init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
+         underlyingQueueLabel label: String, target: DispatchQueue, serializationQueue: DispatchQueue) {
+        self.id = id
+        self.session = session
+        if let interceptor { mutable.withLock { $0.interceptor = interceptor } }
+        self.queue = Mutex(.deferred(label: label, target: target))
         self.serializationQueue = serializationQueue
     }
 
@@ -305,7 +337,7 @@ public class Request: @unchecked Sendable {
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.appendField(name: field.name, value: field.value) }
-        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: "\(head.version)", headers: headers)
+        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers)
         mutable.withLock { $0.response = response }
     }
 

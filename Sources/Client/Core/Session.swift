@@ -212,11 +212,14 @@ open class Session: @unchecked Sendable {
         }
         let isTLS = scheme == "https"
         let port = unixSocketPath != nil ? 0 : url.port ?? (isTLS ? 443 : 80)
-        let hostForHeader = bareHost.contains(":") ? "[\(bareHost)]" : bareHost
+        // `utf8.contains`, not `String.contains(_:)`: the latter allocated on every request.
+        let hostForHeader = bareHost.utf8.contains(UInt8(ascii: ":")) ? "[\(bareHost)]" : bareHost
         var authority = unixSocketPath != nil ? "localhost" : (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
 
         var headers = request.headers
-        for (name, value) in settings.httpAdditionalHeaders ?? [:] where headers.value(for: name) == nil {
+        let additional = settings.httpAdditionalHeaders ?? [:]
+        headers.reserveCapacity(headers.count + additional.count)  // not grown one field at a time
+        for (name, value) in additional where headers.value(for: name) == nil {
             headers.add(name: name, value: value)
         }
         var fields: [(name: String, value: String)] = []

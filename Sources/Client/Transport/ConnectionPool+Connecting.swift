@@ -37,9 +37,10 @@ extension ConnectionPool {
         return max(limit ?? unlimitedConnectTime, .nanoseconds(1))
     }
 
-    /// Opens connection `id` for `exchange` on the next loop.
+    /// Opens connection `id` for `exchange` on the loop it prefers (the loop its caller ran
+    /// on, see `Exchange.preferredLoop`), or else the next loop.
     func connect(id: Machine.ConnectionID, exchange: Exchange) {
-        let loop = group.next()
+        let loop = exchange.preferredLoop ?? group.next()
         let key = exchange.request.key
         loop.execute { [self] in
             // Abandoned (its request cancelled, no waiter to take it) since the decision, or

@@ -100,6 +100,11 @@ final class ConnectionPool: Sendable {
     /// connection that closed meanwhile) must have closed first (`connectionClosed`): the machine
     /// traps on a request submitted while it still runs on a connection.
     func execute(_ exchange: Exchange) {
+        // Read before the lock, on the submitting thread: a caller on one of our loops (a task
+        // preferring it) gets its new connection there (`connect`), and a reused connection of
+        // that loop is started inline (`perform`). A retry keeps the first submission's loop.
+        let current = group.currentLoop()
+        if exchange.preferredLoop == nil { exchange.preferredLoop = current }
         let effects = state.withLock { state in
             state.pending[exchange.id] = exchange
             // The flag is read under our lock: `Exchange.cancel` sets it before it calls
@@ -111,7 +116,7 @@ final class ConnectionPool: Sendable {
             )
             return state.resolve(action)
         }
-        perform(effects)
+        perform(effects, submittedOn: current)
     }
 
     /// A connection finished an exchange and can be reused. Only for a connection the pool
@@ -169,7 +174,11 @@ final class ConnectionPool: Sendable {
     // MARK: Acting
 
     /// Carries out `effects`, outside the lock.
-    func perform(_ effects: Effects) {
+    ///
+    /// - Parameters:
+    ///   - effects: What the machine decided, with objects for IDs.
+    ///   - submittedOn: For `execute` only: the loop of the submitting thread, or nil.
+    func perform(_ effects: Effects, submittedOn: EventLoop? = nil) {
         for connection in effects.retire {
             connection.loop.execute { connection.value.closeKeepingSlot() }
         }
@@ -184,7 +193,13 @@ final class ConnectionPool: Sendable {
             exchange.complete(.failure(error, nil))
         }
         if let (exchange, connection, reused) = effects.start {
-            if reused {
+            if reused, let submittedOn, submittedOn === connection.loop, Self.isRunningTask {
+                // On the connection's own loop, in a task's job (the caller prefers this loop):
+                // start now instead of on the loop's next pass. Only from a task: a job runs at
+                // the top of a loop pass, so no connection's code is on this stack to re-enter
+                // (a socket callback submitting, e.g. a retry, has no task and takes the queue).
+                connection.value.start(exchange, reused: true)
+            } else if reused {
                 connection.loop.execute { connection.value.start(exchange, reused: true) }
             } else {
                 // Fresh: only `established` produces this, on the connection's loop, in the same
@@ -203,6 +218,13 @@ final class ConnectionPool: Sendable {
             connect(id: id, exchange: exchange)
         }
         perform(effects.timer)
+    }
+}
+
+extension ConnectionPool {
+    /// Whether the calling code runs in a Swift task (a job), not in a plain callback.
+    static var isRunningTask: Bool {
+        withUnsafeCurrentTask { $0 != nil }
     }
 }
 

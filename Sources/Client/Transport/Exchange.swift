@@ -52,6 +52,10 @@ final class Exchange: @unchecked Sendable {
     var attempt = 0
     /// Set for a retry: the exchange must not go to a connection that was used before.
     var requiresFreshConnection = false
+    /// The loop of the thread that first submitted the exchange, if it was one of the pool's
+    /// (a task preferring that loop): a connection opened for it goes there, so the whole
+    /// exchange stays on the caller's thread. Set by `ConnectionPool.execute`.
+    var preferredLoop: EventLoop?
 
     /// - Parameters:
     ///   - request: What to send.

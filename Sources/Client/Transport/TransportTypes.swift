@@ -156,3 +156,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension TransportResponseHead {
+    /// The version as `HTTPURLResponse` wants it: `HTTP/1.1` and `HTTP/1.0` as literals (the
+    /// interpolation cost an allocation per response).
+    var versionString: String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (1, 0): "HTTP/1.0"
+        default: "\(version)"
+        }
+    }
+}
