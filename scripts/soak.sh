@@ -36,7 +36,9 @@ https=$(cat "$dir/https.port")
 echo "== soak ($mode, $config build) against nginx on 127.0.0.1:$http (http) and :$https (https)"
 start=$(date +%s)
 status=0
-"$binary" --http "http://127.0.0.1:$http" --https "https://127.0.0.1:$https" --cacert "$(cat "$dir/ca.path")" \
+line_buffered=()
+if command -v stdbuf >/dev/null; then line_buffered=(stdbuf -oL); fi
+"${line_buffered[@]}" "$binary" --http "http://127.0.0.1:$http" --https "https://127.0.0.1:$https" --cacert "$(cat "$dir/ca.path")" \
     "${sizes[@]}" || status=$?
 echo "soak took $(( $(date +%s) - start )) s (exit $status)"
 exit $status

@@ -44,7 +44,20 @@ struct Planned: Sendable {
 
 /// The faults mixed into the phases, in rotation.
 enum MixedFault: CaseIterable {
-    case reset, stall, malformed, truncated, cancel, tlsReset, tlsToPlainServer
+    /// The fault server resets the connection after the request head.
+    case reset
+    /// The fault server never answers; the request's 250 ms timeout fires.
+    case stall
+    /// The fault server answers bytes that are not an HTTP/1.1 response.
+    case malformed
+    /// The fault server closes 10 bytes into a 1000-byte body.
+    case truncated
+    /// An nginx request cancelled 0-3 ms after it was created (before, during or after the exchange).
+    case cancel
+    /// (TLS phase) The fault server resets the connection on the ClientHello.
+    case tlsReset
+    /// (TLS phase) A handshake with nginx's plain HTTP port, which answers 400 in clear text.
+    case tlsToPlainServer
 }
 
 extension Planned {

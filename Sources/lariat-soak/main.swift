@@ -43,31 +43,39 @@ struct Options {
     }
 }
 
-/// Runs one phase of `count` requests of `kind`; a new session every `batch` requests for new
-/// connections and TLS, one session for keep-alive. Prints its time.
+/// Runs one phase of `count` requests of `kind` in batches of `options.batch`: a new session every
+/// batch for new connections and TLS, one session throughout for keep-alive. Unless `quiet`, prints
+/// RSS after every fifth of the phase (the trend shows a leak apart from allocator noise) and the
+/// phase's time.
 func runPhase(_ kind: PhaseKind, count: Int, options: Options, targets: Targets, tally: Tally, quiet: Bool) async {
     let start = ContinuousClock.now
     let before = tally.outcomes
-    let batch = kind == .keepAlive ? max(count, 1) : options.batch
+    let configuration = URLSessionConfiguration.af.default
+    configuration.httpMaximumConnectionsPerHost = options.concurrency
+    configuration.timeoutIntervalForRequest = 10
+    var tlsConfiguration = TLSConfiguration()
+    tlsConfiguration.trustRoots = .file(options.cacert)
+    tlsConfiguration.sessionResumption = false
+    let makeSession = { Session(configuration: configuration, tlsConfiguration: tlsConfiguration) }
+    var session = makeSession()
+    let faultEvery = options.faultEvery
     var first = 0
+    var reported = 0
     while first < count {
-        let end = min(count, first + batch)
-        let configuration = URLSessionConfiguration.af.default
-        configuration.httpMaximumConnectionsPerHost = options.concurrency
-        configuration.timeoutIntervalForRequest = 10
-        var tlsConfiguration = TLSConfiguration()
-        tlsConfiguration.trustRoots = .file(options.cacert)
-        tlsConfiguration.sessionResumption = false
-        let session = Session(configuration: configuration, tlsConfiguration: tlsConfiguration)
-        let faultEvery = options.faultEvery
+        let end = min(count, first + options.batch)
+        if kind != .keepAlive && first > 0 { session = makeSession() }
         await runRequests(first..<end, session: session, concurrency: options.concurrency, tally: tally) { index in
             Planned.make(index: index, kind: kind, targets: targets, faultEvery: faultEvery)
         }
         first = end
+        if !quiet && first * 5 / count > reported {
+            reported = first * 5 / count
+            print("  \(kind.rawValue) \(first): rss=\(settledSnapshot().residentBytes / 1024)KiB")
+        }
     }
     if quiet { return }
-    let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-        + Double((ContinuousClock.now - start).components.seconds)
+    let elapsed = start.duration(to: .now).components
+    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     let errors = tally.outcomes.filter { $0.key != "ok" }.reduce(0) { $0 + $1.value } -
         before.filter { $0.key != "ok" }.reduce(0) { $0 + $1.value }
     print("phase \(kind.rawValue): \(count) requests in \(String(format: "%.1f", seconds)) s " +
@@ -93,12 +101,12 @@ func soak() async -> Int32 {
     let watchdog = Watchdog(tally: tally, limitSeconds: 30)
     print("start: \(initial)")
 
-    // Warm-up: a twentieth of each phase (at least a few batches), so the shared event loops,
-    // the TLS context, dispatch's threads and the allocator's arenas exist before the baseline.
+    // Warm-up: a tenth of each phase (at least a few batches), so the shared event loops, the TLS
+    // context, dispatch's threads and the allocator's arenas exist before the baseline.
     let warmUp = ContinuousClock.now
-    await runPhase(.keepAlive, count: max(2_000, options.keepAlive / 20), options: options, targets: targets, tally: tally, quiet: true)
-    await runPhase(.newConnection, count: max(1_000, options.newConnections / 20), options: options, targets: targets, tally: tally, quiet: true)
-    await runPhase(.tls, count: max(100, options.tls / 20), options: options, targets: targets, tally: tally, quiet: true)
+    await runPhase(.keepAlive, count: max(2_000, options.keepAlive / 10), options: options, targets: targets, tally: tally, quiet: true)
+    await runPhase(.newConnection, count: max(1_000, options.newConnections / 10), options: options, targets: targets, tally: tally, quiet: true)
+    await runPhase(.tls, count: max(100, options.tls / 10), options: options, targets: targets, tally: tally, quiet: true)
     try? await Task.sleep(for: .seconds(1))
     let baseline = settledSnapshot()
     let warmUpRequests = tally.progress.ended
