@@ -16,6 +16,7 @@ enum Expectation: Sendable {
 
 /// Counts issued and ended requests, outcomes by kind, and violated expectations.
 final class Tally: Sendable {
+    /// Counts and the first violations, under one lock.
     private struct State {
         var issued = 0
         var ended = 0
@@ -108,6 +109,7 @@ final class Watchdog: Sendable {
         }
     }
 
+    /// The loop: every 100 ms, compares the ended count with the last one seen.
     private func watch() {
         var lastEnded = -1
         var stuckFor = 0

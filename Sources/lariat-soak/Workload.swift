@@ -128,6 +128,7 @@ private func runOne(_ planned: Planned, session: Session, tally: Tally) async {
 private final class NextIndex: Sendable {
     private let state: Mutex<Range<Int>>
 
+    /// Hands out `range`, lowest first.
     init(_ range: Range<Int>) { state = Mutex(range) }
 
     /// The next index, or nil when all were taken.

@@ -16,8 +16,12 @@ import Glibc
 
 /// The command line.
 struct Options {
+    /// nginx's base URLs (`--http`, `--https`) and the CA it is signed by (`--cacert`).
     var http = "", https = "", cacert = ""
+    /// Requests per phase (`--keep-alive`, `--new-connections`, `--tls`); the defaults are the CI size.
     var keepAlive = 8_000, newConnections = 1_500, tls = 250
+    /// Every `faultEvery`-th request is a fault (0: none); `concurrency` requests run at once;
+    /// new-connection and TLS phases use a new session every `batch` requests.
     var faultEvery = 25, concurrency = 8, batch = 500
 
     /// Parses `arguments` (without the program name).
