@@ -19,15 +19,23 @@ root=$(pwd)
 
 filter=${SANITIZER_FILTER:-'^(WireTests|EventLoopTests|TLSTests|ClientTests)\.'}
 
+# Skipped under ThreadSanitizer only (each still runs in the plain and ASan runs):
+#   thousandConnectCloseCyclesLeakNothing (EventLoopTests) compares the process's descriptor count
+#   before and after; symbolizing the first (suppressed) Mutex report during it makes TSan start
+#   llvm-symbolizer as a child with pipes to it, two descriptors the test sees as a leak.
+tsan_skip='thousandConnectCloseCyclesLeakNothing'
+
 run() {
     local sanitizer=$1 scratch=$2
+    local skip=()
+    if [ "$sanitizer" = thread ]; then skip=(--skip "$tsan_skip"); fi
     echo "== $sanitizer sanitizer: build ($scratch)"
     local start=$(date +%s)
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error:|Compiling|Build complete" | tail -3
     local built=$(date +%s)
     echo "== $sanitizer sanitizer: test (filter $filter)"
     local log=$scratch/sanitizer-test.log status=0
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" >"$log" 2>&1 || status=$?
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" "${skip[@]}" >"$log" 2>&1 || status=$?
     local done=$(date +%s)
     grep -E "^(==[0-9]+==ERROR|WARNING: ThreadSanitizer|SUMMARY:)|Test run with|tests? (passed|failed)|✘" "$log" | sort | uniq -c | sort -rn | head -40 || true
     echo "$sanitizer: build $((built - start)) s, tests $((done - built)) s, exit $status (log: $log)"
