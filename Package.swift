@@ -78,6 +78,10 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
         .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
+        // The soak test (scripts/soak.sh): many requests and faults through one process, then
+        // descriptor, memory, thread and request-accounting checks.
+        .executableTarget(
+            name: "lariat-soak", dependencies: ["Client"], swiftSettings: strict),
 
         // MARK: Tests
         .target(

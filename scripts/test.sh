@@ -12,7 +12,12 @@
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
 #  7. prints the Wire parser benchmark figures,
 #  8. checks the micro benchmarks' allocation counts against Benchmarks/Thresholds (fails on a
-#     regression; Benchmarks/check-allocations.sh, package-benchmark).
+#     regression; Benchmarks/check-allocations.sh, package-benchmark),
+#  9. runs the CI-size soak (scripts/soak.sh ci: ~10,000 requests with faults against nginx;
+#     fails on a leaked descriptor or thread, RSS growth >= 1 MiB, or a request that did not end
+#     as expected),
+# 10. runs the Wire, EventLoop, TLS and Client suites under AddressSanitizer and ThreadSanitizer
+#     (scripts/sanitizers.sh; fails on any report not in scripts/sanitizers/*.supp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -64,3 +69,9 @@ grep -q "0.000 allocations/message" .build-test/wire-bench.log || { echo "Wire h
 
 echo "== allocation check (micro benchmarks, Benchmarks/Thresholds)"
 bash Benchmarks/check-allocations.sh
+
+echo "== soak (CI size)"
+bash scripts/soak.sh ci
+
+echo "== sanitizers (address, thread)"
+bash scripts/sanitizers.sh all
