@@ -1,6 +1,9 @@
 // Tally: every request the soak issues and how it ended, plus the watchdog that bounds every wait.
 import Client
-import Foundation
+import FoundationEssentials
+#if FullFoundation
+import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
+#endif
 import Glibc
 import Synchronization
 

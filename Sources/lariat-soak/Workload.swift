@@ -1,7 +1,10 @@
 // Workload: what each soak request is (nginx or a fault, which path, which expectation) and the
 // worker pool that runs a phase of them through one Session.
 import Client
-import Foundation
+import FoundationEssentials
+#if FullFoundation
+import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
+#endif
 import Synchronization
 
 /// Where the soak sends requests.
@@ -79,7 +82,7 @@ extension Planned {
                                cancelAfter: delay, label: "cancel after \(delay)")
             case .tlsReset: return Planned(url: targets.faultTLS + "/", expectation: .error, label: "TLS reset")
             case .tlsToPlainServer:
-                let plain = targets.http.replacingOccurrences(of: "http://", with: "https://")
+                let plain = "https://" + targets.http.dropFirst("http://".count)
                 return Planned(url: plain + "/1k.bin", expectation: .error, label: "TLS to plain server")
             }
         }

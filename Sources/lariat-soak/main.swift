@@ -11,7 +11,10 @@
 // Usage: lariat-soak --http URL --https URL --cacert FILE [--keep-alive N] [--new-connections M]
 //        [--tls K] [--fault-every F] [--concurrency C] [--batch B]
 import Client
-import Foundation
+import FoundationEssentials
+#if FullFoundation
+import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
+#endif
 import Glibc
 
 /// The command line.
@@ -82,7 +85,7 @@ func runPhase(_ kind: PhaseKind, count: Int, options: Options, targets: Targets,
     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     let errors = tally.outcomes.filter { $0.key != "ok" }.reduce(0) { $0 + $1.value } -
         before.filter { $0.key != "ok" }.reduce(0) { $0 + $1.value }
-    print("phase \(kind.rawValue): \(count) requests in \(String(format: "%.1f", seconds)) s " +
+    print("phase \(kind.rawValue): \(count) requests in \(Double(Int(seconds * 10)) / 10) s " +
           "(\(Int(Double(count) / max(seconds, 0.001))) req/s), \(errors) ended in errors")
 }
 

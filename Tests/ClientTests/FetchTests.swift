@@ -182,7 +182,6 @@ extension ClientIntegrationTests.FetchTests {
         #expect(elapsed >= 1_900 && elapsed < 4_000, "exited after \(elapsed) ms")
     }
 }
-#endif
 
 extension ClientIntegrationTests.FetchTests {
     @Test("--unix-socket and --abstract-unix-socket send the URL's request to the socket")
@@ -203,3 +202,4 @@ extension ClientIntegrationTests.FetchTests {
         #expect(missing.status == 7, "\(missing.standardError)")
     }
 }
+#endif
