@@ -40,11 +40,28 @@ echo "== Alamofire API coverage (prints the figure; fails only if the check itse
 bash scripts/api-coverage.sh | tee .build-test/api-coverage.log | grep -E "^(Alamofire|Cannot|Provided|Missing|API coverage)"
 
 echo "== swift test (default traits: FullFoundation)"
-swift test --skip-build 2>&1 | tee .build-test/test.log
-grep -qE "Test run with [0-9]+ tests? .*passed" .build-test/test.log
+# A failing run prints its failures and runs once more: a test that fails twice fails CI, one
+# that passes on the second run is printed as flaky (to be fixed, never hidden: grep "FLAKY").
+run_suite() {  # run_suite LOG swift-test-arguments...
+    local log=$1; shift
+    if swift test "$@" > "$log" 2>&1 && grep -qE "Test run with [0-9]+ tests? .*passed" "$log"; then
+        return 0
+    fi
+    echo "FLAKY or failing: first run's failures:"; grep -E "✘" "$log" | head -40 || true
+    cp "$log" "$log.first"
+    if swift test "$@" > "$log" 2>&1 && grep -qE "Test run with [0-9]+ tests? .*passed" "$log"; then
+        echo "FLAKY: passed on the second run (first run kept in $log.first)"
+        return 0
+    fi
+    grep -E "✘" "$log" | head -60 || true; tail -5 "$log"
+    return 1
+}
+run_suite .build-test/test.log --skip-build
+tail -3 .build-test/test.log
 
 echo "== swift test --disable-default-traits (FoundationEssentials only): Client suite"
-swift test --disable-default-traits --scratch-path .build-minimal --filter ClientTests 2>&1 | tail -5
+run_suite .build-test/test-minimal.log --disable-default-traits --scratch-path .build-minimal --filter ClientTests
+tail -3 .build-test/test-minimal.log
 
 echo "== minimal fetch binary"
 bash scripts/check-fetch-binary.sh
