@@ -25,6 +25,7 @@ extension MultipartFormData {
     /// - Returns: the file URL, which does not exist yet.
     /// - Throws: ``TemporaryDirectoryError`` with `mkdtemp`'s `errno`.
     static func makeTemporaryFileURL(in base: URL) throws -> URL {
+        // mkdtemp(3) replaces the six trailing X's of its template with a unique suffix.
         var template = Array((base.path + "/" + temporaryDirectoryPrefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else { throw TemporaryDirectoryError(errno: errno, path: base.path) }
