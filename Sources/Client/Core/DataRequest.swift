@@ -57,7 +57,10 @@ public class DataRequest: Request, @unchecked Sendable {
         let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
         guard !failed, let response else { return }
         for validation in validators.all {
-            if case .failure(let error) = validation(request, response, buffer.data) {
+            let result = validation(request, response, buffer.data)
+            let data = buffer.data
+            emit { [self] in $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) }
+            if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }
                 return
@@ -108,6 +111,7 @@ public class DataRequest: Request, @unchecked Sendable {
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
             let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
+            emit { [self] in $0.request(self, didParseResponse: value) }
             queue.async { completionHandler(value) }
         }
         return self
@@ -168,8 +172,10 @@ public class DataRequest: Request, @unchecked Sendable {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return DataResponse(request: request, response: response, data: data, metrics: metrics,
-                            serializationDuration: duration, result: result)
+        let value = DataResponse(request: request, response: response, data: data, metrics: metrics,
+                                 serializationDuration: duration, result: result)
+        emit { [self] in $0.request(self, didParseResponse: value) }
+        return value
     }
 
     /// The body as `Data`; see ``DataResponseSerializer`` for the empty-body rules.

@@ -20,6 +20,7 @@ extension DownloadRequest {
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
             let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
                                          metrics: metrics, serializationDuration: 0, result: result)
+            emit { [self] in $0.request(self, didParseResponse: value) }
             queue.async { completionHandler(value) }
         }
         return self
@@ -79,8 +80,10 @@ extension DownloadRequest {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
-                                metrics: metrics, serializationDuration: duration, result: result)
+        let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+                                     metrics: metrics, serializationDuration: duration, result: result)
+        emit { [self] in $0.request(self, didParseResponse: value) }
+        return value
     }
 
     /// The downloaded file's URL.

@@ -138,8 +138,13 @@ public class DownloadRequest: Request, @unchecked Sendable {
         guard let temporary = sink.close() else { return }
         let (failed, response) = mutable.withLock { ($0.error != nil, $0.response) }
         guard !failed else { return sink.discard(fileManager) }
-        guard let destination, let response else { return sink.finished(at: temporary) }
+        didFinishDownloading(to: temporary)
+        guard let destination, let response else {
+            didMoveDownload(.success(temporary))
+            return sink.finished(at: temporary)
+        }
         let (target, options) = destination(temporary, response)
+        emit { [self] in $0.request(self, didCreateDestinationURL: target) }
         do {
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
                 try fileManager.removeItem(at: target)
@@ -149,9 +154,12 @@ public class DownloadRequest: Request, @unchecked Sendable {
             }
             try fileManager.moveItem(at: temporary, to: target)
             sink.finished(at: target)
+            didMoveDownload(.success(target))
         } catch {
-            mutable.withLock { $0.error = $0.error ?? .downloadedFileMoveFailed(error: error, source: temporary, destination: target) }
+            let moveError = AFError.downloadedFileMoveFailed(error: error, source: temporary, destination: target)
+            mutable.withLock { $0.error = $0.error ?? moveError }
             sink.discard(fileManager)
+            didMoveDownload(.failure(moveError))
         }
     }
 
@@ -160,7 +168,9 @@ public class DownloadRequest: Request, @unchecked Sendable {
         guard !failed, let response else { return }
         let fileURL = sink.finalURL
         for validation in validators.withLock({ $0 }) {
-            if case .failure(let error) = validation(request, response, fileURL) {
+            let result = validation(request, response, fileURL)
+            emit { [self] in $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
+            if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }
                 return

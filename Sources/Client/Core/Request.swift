@@ -89,6 +89,8 @@ public class Request: @unchecked Sendable {
         var interceptor: (any RequestInterceptor)?
     }
     let mutable = Mutex(Mutable())
+    /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
+    let lifecycle = RequestLifecycle()
 
     /// ``underlyingQueue``, or what to make it from.
     enum UnderlyingQueue {
@@ -153,7 +155,9 @@ public class Request: @unchecked Sendable {
         // Started on the caller's thread: building the URLRequest is quick, and the hand-off to
         // the connection's loop follows at once. A hop through `underlyingQueue` first cost one
         // more thread wake-up per request (perf: wake-ups were most of a keep-alive GET's CPU).
-        perform(mutable.withLock { $0.machine.resume() })
+        let (action, moved) = mutable.withLock { $0.machine.transition { $0.resume() } }
+        if moved == .resumed { didResume() }
+        perform(action)
         return self
     }
 
@@ -161,7 +165,9 @@ public class Request: @unchecked Sendable {
     /// suspended while it is being built is held, unsent, until resumed.
     @discardableResult
     public func suspend() -> Self {
-        perform(mutable.withLock { $0.machine.suspend() })
+        let (action, moved) = mutable.withLock { $0.machine.transition { $0.suspend() } }
+        if moved == .suspended { didSuspend() }
+        perform(action)
         return self
     }
 
@@ -169,12 +175,13 @@ public class Request: @unchecked Sendable {
     /// `AFError.explicitlyCancelled`. No effect once the response has completed.
     @discardableResult
     public func cancel() -> Self {
-        let action = mutable.withLock { state in
+        let (action, cancelled) = mutable.withLock { state in
             let wasCancelled = state.machine.isCancelled
             let action = state.machine.cancel()
             if !wasCancelled, state.machine.isCancelled { state.error = .explicitlyCancelled }
-            return action
+            return (action, !wasCancelled && state.machine.isCancelled)
         }
+        if cancelled { didCancel() }
         // Nothing ran yet: handlers run on the request's queue, not on the caller's stack (as
         // Alamofire, which finishes a cancelled request asynchronously).
         if case .complete = action {
@@ -213,15 +220,15 @@ public class Request: @unchecked Sendable {
     func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
-        case .startExchange: start()
-        case .executeExchange(let exchange): session.pool.execute(exchange)
+        case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
+        case .executeExchange(let exchange): didResumeTask(); session.pool.execute(exchange)
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
-        case .restartExchange: prepareForRetry(); start()
-        case .runHandlers(let handlers): for handler in handlers { handler(onWorker) }
+        case .restartExchange: emit { [self] in $0.requestIsRetrying(self) }; prepareForRetry(); start()
+        case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         }
     }
 
@@ -233,13 +240,19 @@ public class Request: @unchecked Sendable {
             urlRequest = try makeURLRequest()
             try urlRequest.validate()  // a GET or HEAD with a body fails here, before any I/O
         } catch {
-            return startFailed((error as? AFError) ?? AFError.createURLRequestFailed(error: error))
+            let afError = (error as? AFError) ?? AFError.createURLRequestFailed(error: error)
+            emit { [self] in $0.request(self, didFailToCreateURLRequestWithError: afError) }
+            return startFailed(afError)
         }
+        let initialRequest = urlRequest
+        emit { [self] in $0.request(self, didCreateInitialURLRequest: initialRequest) }
         let uploadBody: RequestBody?
         do {
             uploadBody = try makeUploadBody(for: &urlRequest)
         } catch {
-            return startFailed((error as? AFError) ?? AFError.createUploadableFailed(error: error))
+            let afError = (error as? AFError) ?? AFError.createUploadableFailed(error: error)
+            (self as? UploadRequest)?.didFailToCreateUploadable(afError)
+            return startFailed(afError)
         }
         // Recorded before adapting: a failed adaptation leaves the request it was given visible
         // (RetryPolicy reads its method).
@@ -251,15 +264,20 @@ public class Request: @unchecked Sendable {
         guard let adapter = session.adapter(combining: own) else {
             return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
         }
-        let initialRequest = urlRequest
+        let requestToAdapt = urlRequest
         // Adapters are user code: they run on the request's queue, not on the thread that
         // called `resume()` (nor a connection's loop, for a retry), as Alamofire's run on its
         // session's queue. Their completion may come from any thread.
         underlyingQueue.async { [self] in
-            adapter.adapt(initialRequest, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
+            adapter.adapt(requestToAdapt, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
                 switch result {
-                case .success(let adapted): send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
-                case .failure(let error): startFailed(.requestAdaptationFailed(error: error))
+                case .success(let adapted):
+                    emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) }
+                    send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
+                case .failure(let error):
+                    let afError = AFError.requestAdaptationFailed(error: error)
+                    emit { [self] in $0.request(self, didFailToAdaptURLRequest: requestToAdapt, withError: afError) }
+                    startFailed(afError)
                 }
             }
         }
@@ -270,6 +288,8 @@ public class Request: @unchecked Sendable {
     /// the common path takes the lock once.
     private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
+        didCreateURLRequest(urlRequest)
+        (self as? UploadRequest)?.didCreateUploadable()
         let transport: TransportRequest
         do {
             transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
@@ -285,9 +305,13 @@ public class Request: @unchecked Sendable {
         let exchange = Exchange(request: transport, handler: { [weak self] event in
             self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
+            self?.taskReceived(bytes)
             self?.didReceiveBody(bytes)
         })
-        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
+        _ = didCreateTask(for: urlRequest)
+        let action = mutable.withLock { $0.machine.exchangeCreated(exchange) }
+        if case .none = action { didSuspendTask() }  // created while suspended: held unsent
+        perform(action)
     }
 
     private func startFailed(_ error: AFError) {
@@ -302,12 +326,16 @@ public class Request: @unchecked Sendable {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
-            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { didReceive(head: head) }
+            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) {
+                didReceive(head: head)
+                if let response { taskReceived(response, expectedLength: head.contentLength) }
+            }
             return
         case .end(let done): (summary, failure) = (done, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
         record(summary: summary, failure: failure)
+        taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
         guard case .complete = mutable.withLock({ $0.machine.transportEnded() }) else { return }
         // Two thread hops per request: the response completes on the connection's loop, and a
         // small response finishes right here, so a handler from the async API serializes here and
@@ -323,8 +351,10 @@ public class Request: @unchecked Sendable {
     /// Finishes the exchange: the subclass's last step, validators, then either every waiting
     /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
+        taskEnded(bytesSent: nil)  // no-op unless a held, never-run exchange was cancelled
         didComplete()
         runValidators()
+        reportTaskCompletion()
         let sessionRetries = session.interceptor != nil
         perform(mutable.withLock { state in
             state.machine.outcomeRecorded(failed: state.error != nil, hasRetrier: sessionRetries || state.interceptor != nil)
@@ -376,7 +406,7 @@ public class Request: @unchecked Sendable {
     func appendResponseHandler(_ handler: @escaping ResponseHandler) {
         if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
             for handler in ready { handler(false) }
-        } else if session.startRequestsImmediately {
+        } else if startsOnFirstHandler {
             resume()
         }
     }

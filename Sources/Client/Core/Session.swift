@@ -51,6 +51,26 @@ open class Session: @unchecked Sendable {
     public let resolver: HostResolver
     /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// The stand-in `URLSession` monitors receive; it describes this session (``URLSession``).
+    public let session: URLSession
+    /// Kept for Alamofire's signature: Lariat's transport reports to requests directly, so
+    /// nothing calls its URLSession callbacks (``SessionDelegate``).
+    public let delegate: SessionDelegate
+    /// Alamofire's choice of when URLRequests are built; Lariat builds them when the request
+    /// is resumed in both cases (``RequestSetup``).
+    public let requestSetup: RequestSetup
+    /// The queue URLRequests are built and adapted on: a serial queue targeting ``rootQueue``
+    /// unless one was given. Lariat builds on the thread that resumes the request unless a queue
+    /// was given to the initialiser (one thread hop less per request).
+    public let requestQueue: DispatchQueue
+    /// The queue given as `requestQueue:`, if one was.
+    let givenRequestQueue: DispatchQueue?
+    /// Every event of every request goes to these monitors, each on its queue.
+    public let eventMonitor: CompositeEventMonitor
+    /// The monitors a session gets when `eventMonitors:` is not given: ``AlamofireNotifications``.
+    public let defaultEventMonitors: [any EventMonitor] = [AlamofireNotifications()]
+    /// Requests from their first resume, suspend or cancel until they finish (`Session+Lifecycle.swift`).
+    let activeRequests = ActiveRequests()
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -58,14 +78,19 @@ open class Session: @unchecked Sendable {
     /// - Parameters:
     ///   - configuration: Timeouts, default headers and connections per host;
     ///     `URLSessionConfiguration.af.default` by default (Lariat's User-Agent and Accept headers).
+    ///   - delegate: Kept for Alamofire's signature (``SessionDelegate``); a new one by default.
     ///   - rootQueue: The serial queue requests' work targets.
     ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
+    ///   - requestSetup: `.lazy` by default; `.eager` behaves the same (``RequestSetup``).
+    ///   - requestQueue: Where URLRequests are built and adapters start; `nil` (the default):
+    ///     on the thread that resumes the request.
     ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).
     ///   - interceptor: Adapts and retries every request, before the request's own interceptor;
     ///     `nil` by default.
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
+    ///   - eventMonitors: Receive every request's events; `[AlamofireNotifications()]` by default.
     ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
     ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
@@ -78,11 +103,15 @@ open class Session: @unchecked Sendable {
     ///     `serverTrustManager` lookups keep the URL's host name.
     public init(
         configuration: URLSessionConfiguration = .af.default,
+        delegate: SessionDelegate = SessionDelegate(),
         rootQueue: DispatchQueue = DispatchQueue(label: "org.lariat.session.rootQueue"),
         startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
+        requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
+        eventMonitors: [any EventMonitor] = [AlamofireNotifications()],
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: HostResolver = .system
@@ -90,6 +119,12 @@ open class Session: @unchecked Sendable {
         self.configuration = configuration.copy()
         self.settings = configuration.settings
         self.rootQueue = rootQueue
+        self.session = URLSession(configuration: self.configuration)
+        self.delegate = delegate
+        self.requestSetup = requestSetup
+        self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
+        self.givenRequestQueue = requestQueue
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.startRequestsImmediately = startRequestsImmediately
         self.serializationQueue = serializationQueue
         self.interceptor = interceptor
@@ -121,6 +156,8 @@ open class Session: @unchecked Sendable {
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default): the session's `startRequestsImmediately`.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request(
@@ -130,6 +167,7 @@ open class Session: @unchecked Sendable {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         let box = ParametersBox(parameters)
@@ -138,6 +176,7 @@ open class Session: @unchecked Sendable {
             return try encoding.encode(request, with: box.parameters)
         }
         return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 
     /// Creates a request for `convertible` with `Encodable` parameters encoded by `encoder`.
@@ -148,6 +187,8 @@ open class Session: @unchecked Sendable {
     ///   - encoder: `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default): the session's `startRequestsImmediately`.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request; it starts when a response handler is added.
     public func request<Parameters: Encodable & Sendable>(
@@ -157,6 +198,7 @@ open class Session: @unchecked Sendable {
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         let convertible = ClosureRequestConvertible {
@@ -164,14 +206,19 @@ open class Session: @unchecked Sendable {
             return try encoder.encode(parameters, into: request)
         }
         return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 
     /// Creates a request from a URLRequest or another `URLRequestConvertible`.
     /// - Parameters:
     ///   - convertible: The request.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
-    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default): the session's `startRequestsImmediately`.
+    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+                        shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
         DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 
     // MARK: Mapping to the wire

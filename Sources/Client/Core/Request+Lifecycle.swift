@@ -1,0 +1,327 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+// What a request remembers about its attempts (URLRequests and task stand-ins), the handlers
+// waiting for them, its own event monitors, and the hooks `Request` calls to report events.
+// Event order: see the header of `EventMonitor.swift`.
+
+/// A request's attempts and lifecycle handlers, in one mutex.
+final class RequestLifecycle: Sendable {
+    /// A handler and the queue to call it on.
+    struct Queued<Value>: Sendable {
+        let queue: DispatchQueue
+        let handler: @Sendable (Value) -> Void
+        func call(_ value: Value) where Value: Sendable { queue.async { handler(value) } }
+    }
+
+    struct State: Sendable {
+        /// Every URLRequest created (after adapters), one per attempt.
+        var requests: [URLRequest] = []
+        /// Every task, one per attempt.
+        var tasks: [URLSessionTask] = []
+        /// The last task ended (`urlSession(_:task:didCompleteWithError:)` was reported).
+        var lastTaskCompleted = false
+        /// The last task's completion was reported to the request (`didCompleteTask`).
+        var lastTaskReported = false
+        /// The error the last task ended with (before validators), as `didCompleteTask` reports it.
+        var lastTaskError: AFError?
+        /// The request's own monitors (``Request/eventMonitor(_:)``), after the session's.
+        var monitors: [any EventMonitor] = []
+        var urlRequestHandlers: [Queued<URLRequest>] = []
+        var taskHandlers: [Queued<URLSessionTask>] = []
+        var cURLHandlers: [Queued<String>] = []
+        /// `shouldAutomaticallyResume:` given when the request was made; `nil`: the session's rule.
+        var shouldAutomaticallyResume: Bool?
+        /// In the session's set of live requests.
+        var isTracked = false
+    }
+
+    let state = Mutex(State())
+    /// Whether body chunks are reported to monitors (a copy of each chunk): decided when the
+    /// attempt's task is created, read on the connection's loop for every chunk.
+    let reportsChunks = Atomic<Bool>(false)
+}
+
+extension Request: Equatable, Hashable, CustomStringConvertible {
+    /// Requests are equal when they are the same request (same ``id``).
+    public static func == (lhs: Request, rhs: Request) -> Bool { lhs.id == rhs.id }
+
+    /// Hashes the request's ``id``.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// The method and URL of the last URLRequest, and the status code once a response arrived:
+    /// `GET https://example.com/get (200)`; `No request created yet.` before the first attempt.
+    public var description: String {
+        guard let request = lastRequest, let url = request.url, let method = request.httpMethod else {
+            return "No request created yet."
+        }
+        let text = "\(method) \(url.absoluteString)"
+        return response.map { "\(text) (\($0.statusCode))" } ?? text
+    }
+}
+
+extension Request {
+    // MARK: Attempts
+
+    /// Every URLRequest the request created, one per attempt (after adapters).
+    public var requests: [URLRequest] { lifecycle.state.withLock { $0.requests } }
+    /// The first URLRequest created.
+    public var firstRequest: URLRequest? { requests.first }
+    /// The last URLRequest created.
+    public var lastRequest: URLRequest? { requests.last }
+    /// The URLRequests each task sent (its `currentRequest`).
+    public var performedRequests: [URLRequest] { tasks.compactMap(\.currentRequest) }
+    /// Every task, one per attempt.
+    public var tasks: [URLSessionTask] { lifecycle.state.withLock { $0.tasks } }
+    /// The first task.
+    public var firstTask: URLSessionTask? { tasks.first }
+    /// The last task.
+    public var lastTask: URLSessionTask? { tasks.last }
+    /// The current (last) task, once the first attempt created one.
+    public var task: URLSessionTask? { lifecycle.state.withLock { $0.tasks.last } }
+
+    /// Whether the request starts when its first response handler is added: the value given to
+    /// the session's request method, `nil` when none was (the session's `startRequestsImmediately` decides).
+    public var shouldAutomaticallyResume: Bool? { lifecycle.state.withLock { $0.shouldAutomaticallyResume } }
+
+    /// Sets ``shouldAutomaticallyResume`` (the session's request methods, right after creating it).
+    func automaticallyResuming(_ value: Bool?) -> Self {
+        if let value { lifecycle.state.withLock { $0.shouldAutomaticallyResume = value } }
+        return self
+    }
+
+    /// Whether adding a response handler starts the request.
+    var startsOnFirstHandler: Bool { shouldAutomaticallyResume ?? session.startRequestsImmediately }
+
+    /// The session that made the request, as Alamofire's `RequestDelegate`.
+    public var delegate: (any RequestDelegate)? { session }
+
+    // MARK: Handlers
+
+    /// Calls `handler` on `queue` with every URLRequest the request creates (one per attempt,
+    /// after adapters), and at once with the last one if one exists.
+    /// - Parameters:
+    ///   - queue: `.main` by default.
+    ///   - handler: Receives the URLRequest.
+    @discardableResult
+    public func onURLRequestCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
+        let entry = RequestLifecycle.Queued(queue: queue, handler: handler)
+        let existing = lifecycle.state.withLock { state in
+            state.urlRequestHandlers.append(entry)
+            return state.requests.last
+        }
+        if let existing { entry.call(existing) }
+        return self
+    }
+
+    /// Calls `handler` on `queue` with every task the request creates (one per attempt), and
+    /// at once with the current one if one exists.
+    /// - Parameters:
+    ///   - queue: `.main` by default.
+    ///   - handler: Receives the task.
+    @discardableResult
+    public func onURLSessionTaskCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLSessionTask) -> Void) -> Self {
+        let entry = RequestLifecycle.Queued(queue: queue, handler: handler)
+        let existing = lifecycle.state.withLock { state in
+            state.taskHandlers.append(entry)
+            return state.tasks.last
+        }
+        if let existing { entry.call(existing) }
+        return self
+    }
+
+    /// Adds a monitor that receives this request's events, after the session's monitors.
+    @discardableResult
+    public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
+        lifecycle.state.withLock { $0.monitors.append(eventMonitor) }
+        return self
+    }
+
+    /// The monitors this request's events go to: the session's, then the request's own.
+    public var eventMonitor: (any EventMonitor)? {
+        let own = lifecycle.state.withLock { $0.monitors }
+        return own.isEmpty ? session.eventMonitor : CompositeEventMonitor(monitors: [session.eventMonitor] + own)
+    }
+
+    // MARK: Reporting events (called by Request and its subclasses)
+
+    /// Sends `event` to the session's monitors and the request's own, each on its queue;
+    /// `notified`: an event ``AlamofireNotifications`` posts.
+    func emit(notified: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        session.eventMonitor.performEvent(notified: notified, event)
+        let own = lifecycle.state.withLock { $0.monitors }
+        for monitor in own { monitor.queue.async { event(monitor) } }
+    }
+
+    /// Records a moved-on state: the session tracks requests from their first resume, suspend
+    /// or cancel until they finish.
+    func trackIfNeeded() {
+        let isNew = lifecycle.state.withLock { state in
+            defer { state.isTracked = true }
+            return !state.isTracked
+        }
+        if isNew { session.track(self) }
+    }
+
+    /// The attempt's URLRequest (after adapters) was created.
+    func didCreateURLRequest(_ urlRequest: URLRequest) {
+        let (handlers, cURLHandlers) = lifecycle.state.withLock { state in
+            state.requests.append(urlRequest)
+            return (state.urlRequestHandlers, state.cURLHandlers)
+        }
+        emit { [self] in $0.request(self, didCreateURLRequest: urlRequest) }
+        for handler in handlers { handler.call(urlRequest) }
+        if !cURLHandlers.isEmpty {
+            let text = cURLDescription()
+            for handler in cURLHandlers { handler.call(text) }
+        }
+    }
+
+    /// Creates the attempt's task and reports it.
+    func didCreateTask(for urlRequest: URLRequest) -> URLSessionTask {
+        let identifier = session.session.makeTaskIdentifier()
+        let task: URLSessionTask
+        switch self {
+        case is UploadRequest: task = URLSessionUploadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
+        case is DownloadRequest: task = URLSessionDownloadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
+        default: task = URLSessionDataTask(taskIdentifier: identifier, request: urlRequest, owner: self)
+        }
+        let (handlers, own) = lifecycle.state.withLock { state in
+            state.tasks.append(task)
+            (state.lastTaskCompleted, state.lastTaskReported) = (false, false)
+            return (state.taskHandlers, state.monitors)
+        }
+        lifecycle.reportsChunks.store(!own.isEmpty || session.eventMonitor.wantsEveryEvent, ordering: .relaxed)
+        emit { [self] in $0.request(self, didCreateTask: task) }
+        for handler in handlers { handler.call(task) }
+        return task
+    }
+
+    /// The current task was handed to the connection pool.
+    func didResumeTask() {
+        guard let task else { return }
+        task.update { $0.state = .running }
+        emit(notified: true) { [self] in $0.request(self, didResumeTask: task) }
+    }
+
+    /// The current task was created while the request was suspended: it is held unsent.
+    func didSuspendTask() {
+        guard let task else { return }
+        task.update { $0.state = .suspended }
+        emit(notified: true) { [self] in $0.request(self, didSuspendTask: task) }
+    }
+
+    /// `cancel()` took effect: reports it, and the task's cancel if one is not completed.
+    func didCancel() {
+        trackIfNeeded()
+        emit(notified: true) { [self] in $0.requestDidCancel(self) }
+        guard let task, task.state != .completed else { return }
+        task.update { $0.state = .canceling }
+        emit(notified: true) { [self] in $0.request(self, didCancelTask: task) }
+    }
+
+    /// The response head arrived on the current task.
+    func taskReceived(_ response: HTTPURLResponse, expectedLength: Int?) {
+        guard let task else { return }
+        task.update {
+            $0.response = response
+            $0.bytesExpectedToReceive = expectedLength.map(Int64.init) ?? -1
+        }
+        if let dataTask = task as? URLSessionDataTask {
+            emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) }
+        }
+    }
+
+    /// Body bytes arrived on the current task (on the connection's loop).
+    func taskReceived(_ bytes: UnsafeRawBufferPointer) {
+        guard let task else { return }
+        task.update { $0.bytesReceived += Int64(bytes.count) }
+        guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
+        let data = Data(bytes)
+        emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) }
+    }
+
+    /// The current attempt ended (the transport's end, or a cancel with no exchange on the
+    /// wire): marks the task completed and reports `urlSession(_:task:didCompleteWithError:)`.
+    /// Returns the task if this call completed it.
+    @discardableResult
+    func taskEnded(bytesSent: Int64?) -> URLSessionTask? {
+        let error = self.error
+        let task = lifecycle.state.withLock { state -> URLSessionTask? in
+            guard !state.lastTaskCompleted, let task = state.tasks.last else { return nil }
+            state.lastTaskCompleted = true
+            state.lastTaskError = error
+            return task
+        }
+        guard let task else { return nil }
+        let taskError: (any Error)? = error.map { $0.underlyingError ?? URLError(.cancelled) }
+        task.update {
+            $0.state = .completed
+            $0.error = taskError
+            if let bytesSent { $0.bytesSent = bytesSent }
+        }
+        emit { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) }
+        return task
+    }
+
+    /// Validators ran: reports `request(_:didCompleteTask:with:)` for the attempt that ended,
+    /// once, with the error the task ended with (a validation failure is not the task's, as in
+    /// Alamofire).
+    func reportTaskCompletion() {
+        let (task, error) = lifecycle.state.withLock { state -> (URLSessionTask?, AFError?) in
+            guard state.lastTaskCompleted, !state.lastTaskReported, let task = state.tasks.last else { return (nil, nil) }
+            state.lastTaskReported = true
+            return (task, state.lastTaskError)
+        }
+        guard let task else { return }
+        emit(notified: true) { [self] in $0.request(self, didCompleteTask: task, with: error) }
+    }
+
+    /// `resume()` moved the request to `.resumed`.
+    func didResume() {
+        trackIfNeeded()
+        emit(notified: true) { [self] in $0.requestDidResume(self) }
+    }
+
+    /// `suspend()` moved the request to `.suspended`.
+    func didSuspend() {
+        trackIfNeeded()
+        emit(notified: true) { [self] in $0.requestDidSuspend(self) }
+    }
+
+    /// The request finished: no further attempt follows.
+    func didFinish() {
+        emit(notified: true) { [self] in $0.requestDidFinish(self) }
+        session.untrack(self)
+    }
+}
+
+extension RequestStateMachine {
+    /// Runs `change` and returns its action with the public state it moved to (`nil`: unchanged),
+    /// which decides the monitor event (`requestDidResume`, `requestDidSuspend`).
+    mutating func transition(_ change: (inout Self) -> Action) -> (Action, Request.State?) {
+        let before = publicState
+        let action = change(&self)
+        let after = publicState
+        return (action, after == before ? nil : after)
+    }
+}
+
+extension DownloadRequest {
+    /// The file is complete at `location` (before it is moved to the destination).
+    func didFinishDownloading(to location: URL) {
+        guard let task = task as? URLSessionDownloadTask else { return }
+        emit { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) }
+    }
+
+    /// The file was moved to its destination (or left where it was written), or the move failed.
+    func didMoveDownload(_ result: Result<URL, AFError>) {
+        guard let task else { return }
+        emit { [self] in $0.request(self, didFinishDownloadingUsing: task, with: result) }
+    }
+}

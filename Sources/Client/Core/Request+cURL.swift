@@ -1,0 +1,84 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+// `cURLDescription()`: the last URLRequest as a curl command line, in Alamofire's layout:
+//
+//   $ curl -v \
+//   	-X POST \
+//   	-H "Content-Type: application/json" \
+//   	-d "{\"a\":1}" \
+//   	"https://example.com/post"
+//
+// Headers are the session configuration's `httpAdditionalHeaders` overlaid by the request's own
+// (a request header replaces a configured one of the same name in any case), in that order,
+// without `Cookie`. Double quotes in header values and the body are escaped with a backslash.
+// MERGE: cookies-retry: a `-b "name=value; …"` line from the session's cookie storage, after `-X`.
+// MERGE: redirect-auth: a `-u user:password` line from the request's credential, after `-X`.
+
+extension Request {
+    /// The last URLRequest as a curl command, or `$ curl command could not be created` before
+    /// the request built one (Lariat builds it when the request is resumed).
+    public func cURLDescription() -> String {
+        guard let request = lastRequest, let url = request.url, let method = request.httpMethod else {
+            return "$ curl command could not be created"
+        }
+        var components = ["$ curl -v", "-X \(method)"]
+        var headers = HTTPHeaders()
+        for (name, value) in (session.configuration.settings.httpAdditionalHeaders ?? [:]).sorted(by: { $0.key < $1.key })
+        where name.lowercased() != "cookie" {
+            headers.update(name: name, value: value)
+        }
+        for header in request.headers where header.name.lowercased() != "cookie" {
+            headers.update(name: header.name, value: header.value)
+        }
+        for header in headers {
+            components.append("-H \"\(header.name): \(Self.escapingQuotes(header.value))\"")
+        }
+        if let body = request.httpBody {
+            components.append("-d \"\(Self.escapingQuotes(String(decoding: body, as: UTF8.self)))\"")
+        }
+        components.append("\"\(url.absoluteString)\"")
+        return components.joined(separator: " \\\n\t")
+    }
+
+    /// Calls `handler` on `queue` with ``cURLDescription()`` once the request built its URLRequest
+    /// (at once if it has), and again for each later attempt's.
+    /// - Parameters:
+    ///   - queue: Where to call `handler`.
+    ///   - handler: Receives the description.
+    @discardableResult
+    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        let entry = RequestLifecycle.Queued(queue: queue, handler: handler)
+        let hasRequest = lifecycle.state.withLock { state in
+            state.cURLHandlers.append(entry)
+            return !state.requests.isEmpty
+        }
+        if hasRequest { entry.call(cURLDescription()) }
+        return self
+    }
+
+    /// Calls `handler` on the request's ``underlyingQueue`` with ``cURLDescription()``; see
+    /// ``cURLDescription(on:calling:)``.
+    @discardableResult
+    public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        cURLDescription(on: underlyingQueue, calling: handler)
+    }
+
+    /// `text` with `\` before each `"`, as in the shell's double-quoted strings. (Alamofire also
+    /// escapes only the quotes; `$` and backticks stay as they are.)
+    static func escapingQuotes(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "\"")) else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 8)
+        for character in text {
+            if character == "\"" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

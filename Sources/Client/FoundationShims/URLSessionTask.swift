@@ -1,0 +1,116 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Synchronization
+
+/// Stand-in for Foundation's `URLSessionTask`: one attempt of a ``Request`` (each retry gets a
+/// new task), with the members people read from Alamofire's `request.task`.
+///
+/// Lariat has no URLSession: a task describes the exchange its request runs on Lariat's own
+/// transport. ``cancel()``, ``suspend()`` and ``resume()`` act on the request that owns the task
+/// while this task is its current one (URLSession's task methods act on the transfer itself).
+/// `@unchecked Sendable` because the class is open for Alamofire's subclasses; every mutable
+/// field is inside one mutex.
+open class URLSessionTask: @unchecked Sendable {
+    /// A task's state.
+    public enum State: Int, Sendable {
+        /// Running, or handed to the connection pool.
+        case running = 0
+        /// Created, not yet handed to the connection pool, or held by a suspend.
+        case suspended = 1
+        /// Cancelled; the completion is on its way.
+        case canceling = 2
+        /// Completed, successfully or not.
+        case completed = 3
+    }
+
+    struct Progress {
+        var state = State.suspended
+        var currentRequest: URLRequest?
+        var response: URLResponse?
+        var error: (any Error)?
+        var bytesReceived: Int64 = 0
+        var bytesSent: Int64 = 0
+        var bytesExpectedToReceive: Int64 = -1
+        var bytesExpectedToSend: Int64 = 0
+        var taskDescription: String?
+    }
+
+    /// A number unique among the tasks of the session that made it.
+    public let taskIdentifier: Int
+    /// The request the task was created with.
+    public let originalRequest: URLRequest?
+    private let progress: Mutex<Progress>
+    /// The request that owns the task: its cancel/suspend/resume.
+    weak var owner: Request?
+
+    init(taskIdentifier: Int, request: URLRequest, owner: Request?) {
+        self.taskIdentifier = taskIdentifier
+        self.originalRequest = request
+        self.owner = owner
+        var initial = Progress()
+        initial.currentRequest = request
+        if let body = request.httpBody { initial.bytesExpectedToSend = Int64(body.count) }
+        self.progress = Mutex(initial)
+    }
+
+    /// The task's state.
+    public var state: State { progress.withLock { $0.state } }
+    /// The request being sent (the original one; Lariat's redirects make a new task).
+    public var currentRequest: URLRequest? { progress.withLock { $0.currentRequest } }
+    /// The response head, once received.
+    public var response: URLResponse? { progress.withLock { $0.response } }
+    /// The error the task failed with, if it did (`URLError.cancelled` for a cancelled task).
+    public var error: (any Error)? { progress.withLock { $0.error } }
+    /// Body bytes received so far.
+    public var countOfBytesReceived: Int64 { progress.withLock { $0.bytesReceived } }
+    /// Body bytes sent (known once the exchange ended; the in-memory body's size until then is in
+    /// ``countOfBytesExpectedToSend``).
+    public var countOfBytesSent: Int64 { progress.withLock { $0.bytesSent } }
+    /// The response's Content-Length once the head arrived; -1 when unknown (URLSession's
+    /// `NSURLSessionTransferSizeUnknown`).
+    public var countOfBytesExpectedToReceive: Int64 { progress.withLock { $0.bytesExpectedToReceive } }
+    /// The size of an in-memory request body; 0 for none or a body streamed from a file.
+    public var countOfBytesExpectedToSend: Int64 { progress.withLock { $0.bytesExpectedToSend } }
+    /// A description the app may set; `nil` by default.
+    public var taskDescription: String? {
+        get { progress.withLock { $0.taskDescription } }
+        set { progress.withLock { $0.taskDescription = newValue } }
+    }
+
+    /// Cancels the owning request if this is its current task; otherwise (an earlier attempt, or
+    /// a finished one) does nothing.
+    open func cancel() {
+        guard let owner, owner.task === self else { return }
+        owner.cancel()
+    }
+
+    /// Suspends the owning request if this is its current task (a task already on the wire
+    /// cannot be paused: see ``Request/suspend()``).
+    open func suspend() {
+        guard let owner, owner.task === self else { return }
+        owner.suspend()
+    }
+
+    /// Resumes the owning request if this is its current task.
+    open func resume() {
+        guard let owner, owner.task === self else { return }
+        owner.resume()
+    }
+
+    // MARK: Updates from the request
+
+    /// Updates the task's state.
+    func update(_ change: (inout Progress) -> Void) { progress.withLock { change(&$0) } }
+}
+
+/// Stand-in for Foundation's `URLSessionDataTask`: a ``DataRequest``'s attempt.
+open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {}
+
+/// Stand-in for Foundation's `URLSessionUploadTask`: an ``UploadRequest``'s attempt.
+open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {}
+
+/// Stand-in for Foundation's `URLSessionDownloadTask`: a ``DownloadRequest``'s attempt.
+open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable {}
