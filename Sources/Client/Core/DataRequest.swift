@@ -22,7 +22,7 @@ public class DataRequest: Request, @unchecked Sendable {
         self.convertible = convertible
         self.modifier = modifier
         super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.request", target: session.rootQueue,
-                   serializationQueue: session.serializationQueue ?? session.rootQueue)
+                   serializationQueue: session.serializationQueue)
     }
 
     /// The body received so far (all of it once finished), or `nil` before any byte.

@@ -76,7 +76,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
         self.destination = destination
         self.fileManager = fileManager
         super.init(session: session, interceptor: interceptor, underlyingQueue: DispatchQueue(label: "org.lariat.download", target: session.rootQueue),
-                   serializationQueue: session.serializationQueue ?? session.rootQueue)
+                   serializationQueue: session.serializationQueue)
     }
 
     /// The downloaded file once the download finished and was moved, else `nil`.

@@ -10,6 +10,12 @@ import Synchronization
 // waiting for them, its own event monitors, and the hooks `Request` calls to report events.
 // Event order: see the header of `EventMonitor.swift`.
 
+/// An `onHTTPResponse` handler and its queue.
+struct HTTPResponseHandler: Sendable {
+    let queue: DispatchQueue
+    let handler: @Sendable (HTTPURLResponse, @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
+}
+
 /// A request's attempts and lifecycle handlers, in one mutex.
 final class RequestLifecycle: Sendable {
     /// A handler and the queue to call it on.
@@ -35,6 +41,8 @@ final class RequestLifecycle: Sendable {
         var urlRequestHandlers: [Queued<URLRequest>] = []
         var taskHandlers: [Queued<URLSessionTask>] = []
         var cURLHandlers: [Queued<String>] = []
+        /// `onHTTPResponse` handlers: each gets the head and answers with a disposition.
+        var httpResponseHandlers: [HTTPResponseHandler] = []
         /// `shouldAutomaticallyResume:` given when the request was made; `nil`: the session's rule.
         var shouldAutomaticallyResume: Bool?
         /// In the session's set of live requests.
@@ -234,6 +242,14 @@ extension Request {
         }
         if let dataTask = task as? URLSessionDataTask {
             emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) }
+        }
+        let handlers = lifecycle.state.withLock { $0.httpResponseHandlers }
+        for handler in handlers {
+            handler.queue.async { [self] in
+                handler.handler(response) { [self] disposition in
+                    if disposition == .cancel { cancel() }
+                }
+            }
         }
     }
 

@@ -15,6 +15,8 @@ extension Session {
     ///   - encoding: `URLEncoding.default` by default.
     ///   - headers: Added to the session's default headers; `nil` by default.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default): the session's `startRequestsImmediately`.
     ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     ///   - destination: Where the finished file goes; `nil` (the default) keeps it in the
     ///     temporary directory.
@@ -26,6 +28,7 @@ extension Session {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
@@ -35,10 +38,11 @@ extension Session {
         }
         return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
                                interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 
     /// Downloads `convertible` into a file, with `Encodable` parameters encoded by `encoder`.
-    /// - Parameters: As ``download(_:method:parameters:encoding:headers:interceptor:requestModifier:to:)``, with
+    /// - Parameters: As ``download(_:method:parameters:encoding:headers:interceptor:shouldAutomaticallyResume:requestModifier:to:)``, with
     ///   `encoder` (`URLEncodedFormParameterEncoder.default` by default) in place of `encoding`.
     /// - Returns: The request; it starts when a response handler is added.
     public func download<Parameters: Encodable & Sendable>(
@@ -48,6 +52,7 @@ extension Session {
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
@@ -56,19 +61,23 @@ extension Session {
         }
         return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
                                interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 
     /// Downloads what the request `convertible` builds into a file.
     /// - Parameters:
     ///   - convertible: The request.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default): the session's `startRequestsImmediately`.
     ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
     /// - Returns: The request; it starts when a response handler is added.
     public func download(
         _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        to destination: DownloadRequest.Destination? = nil
+        shouldAutomaticallyResume: Bool? = nil, to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         DownloadRequest(convertible: convertible, modifier: nil, destination: destination, fileManager: .default,
                         interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 }

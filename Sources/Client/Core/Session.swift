@@ -40,8 +40,8 @@ open class Session: @unchecked Sendable {
     public let rootQueue: DispatchQueue
     /// Whether requests start when their first response handler is added. `true` by default.
     public let startRequestsImmediately: Bool
-    /// The queue response serializers run on; `rootQueue` when `nil`.
-    public let serializationQueue: DispatchQueue?
+    /// The queue response serializers run on: the one given, else ``rootQueue``.
+    public let serializationQueue: DispatchQueue
     /// The per-host trust evaluators, run during each TLS handshake; `nil` for default evaluation everywhere.
     public let serverTrustManager: ServerTrustManager?
     /// The TLS settings of https connections: trust roots, client identity, versions, ciphers,
@@ -126,7 +126,7 @@ open class Session: @unchecked Sendable {
         self.givenRequestQueue = requestQueue
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors)
         self.startRequestsImmediately = startRequestsImmediately
-        self.serializationQueue = serializationQueue
+        self.serializationQueue = serializationQueue ?? rootQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()

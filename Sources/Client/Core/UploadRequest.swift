@@ -27,7 +27,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case multipart(MultipartFormData, threshold: UInt64)
     }
 
-    private let source: Source
+    let source: Source
     /// The file manager used for multipart temporary files and removal.
     public let fileManager: FileManager
     private let made = UploadableBox()
@@ -49,22 +49,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             uploadable = given
         case .multipart(let form, let threshold):
             request.headers.update(.contentType(form.contentType))
-            if form.contentLength < threshold {
-                uploadable = .data(try form.encode())
-            } else {
-                let base = fileManager.temporaryDirectory
-                guard let file = try? MultipartFormData.makeTemporaryFileURL(in: base) else {
-                    throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: base))
-                }
-                do {
-                    try form.writeEncodedData(to: file)
-                } catch {
-                    // A partly written form is no use to anyone.
-                    MultipartFormData.removeTemporaryFile(file, fileManager: fileManager)
-                    throw error
-                }
-                uploadable = .file(file, shouldRemove: true)
-            }
+            uploadable = try MultipartUpload(form: form, threshold: threshold, fileManager: fileManager).createUploadable()
         }
         made.value = uploadable
         switch uploadable {
