@@ -212,9 +212,11 @@ public final class CompositeEventMonitor: EventMonitor {
 
     /// Sends the event to every monitor.
     public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
-        // Foundation's InputStream is not Sendable; each monitor receives the same stream, as
-        // Alamofire's do, and only reads it if it chooses to.
+        #if FullFoundation
+        // Foundation's InputStream is not Sendable (Client's own stand-in is); each monitor
+        // receives the same stream, as Alamofire's do, and only reads it if it chooses to.
         nonisolated(unsafe) let stream = stream
+        #endif
         performEvent { $0.request(request, didProvideInputStream: stream) }
     }
 

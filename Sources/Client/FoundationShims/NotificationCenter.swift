@@ -69,8 +69,7 @@ public final class NotificationCenter: @unchecked Sendable {
 
     /// Removes the observer `observer` (a token from ``addObserver(forName:object:queue:using:)``).
     public func removeObserver(_ observer: Any) {
-        guard let token = observer as? AnyObject else { return }
-        let id = ObjectIdentifier(token)
+        let id = ObjectIdentifier(observer as AnyObject)
         observers.withLock { $0.removeAll { $0.token == id } }
     }
 
