@@ -56,6 +56,19 @@ struct LifecycleAPITests {
         #expect(Session(serializationQueue: given).serializationQueue === given)
     }
 
+    @Test("Session(session:delegate:rootQueue:) takes the URLSession stand-in's configuration")
+    func sessionFromURLSession() {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpAdditionalHeaders = ["X-From": "stand-in"]
+        let root = DispatchQueue(label: "root")
+        let delegate = SessionDelegate()
+        let session = Session(session: URLSession(configuration: configuration), delegate: delegate, rootQueue: root)
+        #expect(session.configuration.settings.httpAdditionalHeaders?["X-From"] == "stand-in")
+        #expect(session.session.configuration.settings.httpAdditionalHeaders?["X-From"] == "stand-in")
+        #expect(session.delegate === delegate && session.rootQueue === root)
+        #expect(session.requestSetup == .lazy)
+    }
+
     @Test("RequestDelegate.retryResult asks the retriers; without one it answers doNotRetry")
     func retryResult() async {
         let plain = Session()

@@ -8,6 +8,10 @@ import Synchronization
 // `Request.didResumeNotification` & co. compile unchanged. Full Foundation's are used otherwise.
 
 /// Stand-in for Foundation's `Notification`: a name, an optional object and user info.
+///
+/// `@unchecked Sendable` because `object` and `userInfo` are `Any`, as in Foundation, where
+/// notifications cross threads the same way: Alamofire's carry only their `Request` (Sendable);
+/// whoever posts anything else must not mutate it afterwards.
 public struct Notification: @unchecked Sendable {
     /// A notification's name.
     public struct Name: RawRepresentable, Hashable, Sendable {
