@@ -11,7 +11,8 @@ import Synchronization
 /// Events are posted straight to each monitor's queue from the thread that produced them, in
 /// the order they happened (Alamofire hops through ``queue`` first; one hop per event is enough
 /// to keep each monitor's order, and a second one was a thread wake-up per event per request).
-/// ``AlamofireNotifications`` receives only the eight events it posts.
+/// ``AlamofireNotifications`` receives only the eight events it posts, and receives them at
+/// once, on the thread that produced them (see its documentation).
 public final class CompositeEventMonitor: EventMonitor {
     /// A serial queue owned by the monitor (Alamofire's; events do not pass through it).
     public let queue = DispatchQueue(label: "org.lariat.compositeEventMonitor")
@@ -35,8 +36,12 @@ public final class CompositeEventMonitor: EventMonitor {
     /// Posts `event` to every monitor on its queue; `notified`: one of the events
     /// ``AlamofireNotifications`` posts.
     func performEvent(notified: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for monitor in storage.withLock({ $0 }) where notified || !(monitor is AlamofireNotifications) {
-            monitor.queue.async { event(monitor) }
+        for monitor in storage.withLock({ $0 }) {
+            if monitor is AlamofireNotifications {
+                if notified { event(monitor) }
+            } else {
+                monitor.queue.async { event(monitor) }
+            }
         }
     }
 
