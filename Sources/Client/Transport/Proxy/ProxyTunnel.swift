@@ -146,6 +146,8 @@ final class ProxyTunnel: SocketHandler {
         case .send(let bytes):
             outgoing += bytes
             flush()
+            // SOCKS5 answers that arrived ahead of this message wait in the machine.
+            if completion != nil, case .socks(let machine) = handshake, machine.hasBufferedInput { feed([]) }
         case .read:
             socket.setReadInterest(true)
         case .established(let leftover):

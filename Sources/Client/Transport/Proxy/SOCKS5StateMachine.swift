@@ -4,8 +4,9 @@
 //                        │         └─0x02 (with credentials)──▶ awaitingAuth ──0x00──┘   └─other──▶ failed
 //                        └──0xFF / other / bad version──▶ failed            └─other──▶ failed
 //
-// Every read is fed whole; a message split over reads waits in `buffer`. Bytes after the
-// reply belong to the tunnel.
+// Every read is fed whole; a message split over reads waits in `buffer`, and bytes beyond the
+// message handled wait there for the next call (`hasBufferedInput`). Bytes after the reply
+// belong to the tunnel.
 
 /// The SOCKS5 handshake with a proxy: events in, actions out, no sockets.
 struct SOCKS5StateMachine {
@@ -71,6 +72,10 @@ struct SOCKS5StateMachine {
         return .send(credentials == nil ? [5, 1, 0] : [5, 2, 0, 2])
     }
 
+    /// Whether bytes are buffered beyond the message just handled: after a `send`, the driver
+    /// feeds an empty read so they are processed (a proxy may answer ahead of our next message).
+    var hasBufferedInput: Bool { !buffer.isEmpty }
+
     /// Bytes arrived from the proxy.
     mutating func received(_ bytes: [UInt8]) -> Action {
         buffer.append(contentsOf: bytes)
@@ -104,22 +109,25 @@ struct SOCKS5StateMachine {
                 guard status == 0 else { return fail(.socksAuthenticationFailed, "the SOCKS5 proxy rejected the user name and password") }
                 return sendRequest()
             case .awaitingReply:
-                guard buffer.count >= 5 else { return .read }
-                guard buffer[0] == 5, buffer[2] == 0 else { return fail(.malformedResponse, "malformed SOCKS5 reply") }
+                // An error reply fails at once: its address part does not matter.
+                guard buffer.count >= 2 else { return .read }
+                guard buffer[0] == 5 else { return fail(.malformedResponse, "malformed SOCKS5 reply (version \(buffer[0]))") }
                 let reply = buffer[1]
-                let addressLength: Int
-                switch buffer[3] {
-                case 1: addressLength = 4
-                case 4: addressLength = 16
-                case 3: addressLength = 1 + Int(buffer[4])
-                default: return fail(.malformedResponse, "SOCKS5 reply with unknown address type \(buffer[3])")
-                }
                 if reply != 0 {
                     state = .failed
                     return .fail(ProxyError(
                         .socksRequestFailed, proxy: proxy,
                         "SOCKS5 request failed: \(ProxyError.socksReplyMeaning(reply)) (reply \(reply))", socksReply: reply
                     ))
+                }
+                guard buffer.count >= 5 else { return .read }
+                guard buffer[2] == 0 else { return fail(.malformedResponse, "malformed SOCKS5 reply (reserved byte \(buffer[2]))") }
+                let addressLength: Int
+                switch buffer[3] {
+                case 1: addressLength = 4
+                case 4: addressLength = 16
+                case 3: addressLength = 1 + Int(buffer[4])
+                default: return fail(.malformedResponse, "SOCKS5 reply with unknown address type \(buffer[3])")
                 }
                 let total = 4 + addressLength + 2
                 guard buffer.count >= total else { return .read }
