@@ -60,16 +60,19 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// `https://` or `socks4://`, an empty host, a bad port, a path other than `/`).
     /// - Parameter url: The proxy URL.
     public init?(url: String) {
-        guard let parsed = try? Self.parse(url) else { return nil }
+        guard let parsed = try? ProxyServer(parsing: url) else { return nil }
         self = parsed
     }
 
     /// ``init(url:)``, saying why a URL is refused.
     /// - Parameter text: The proxy URL.
-    /// - Returns: The proxy.
     /// - Throws: ``ProxyError`` with code ``ProxyError/Code/unsupportedScheme`` or
     ///   ``ProxyError/Code/malformedProxyURL``.
-    static func parse(_ text: String) throws(ProxyError) -> ProxyServer {
+    public init(parsing text: String) throws(ProxyError) {
+        self = try Self.parse(text)
+    }
+
+    private static func parse(_ text: String) throws(ProxyError) -> ProxyServer {
         var rest = Substring(text)
         var kind = Kind.http
         if let separator = rest.range(of: "://") {
