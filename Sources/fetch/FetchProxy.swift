@@ -30,10 +30,13 @@ struct FetchProxyOptions: Equatable, Sendable {
         guard !bypassed else { return nil }
         var configuration: ProxyConfiguration
         let fromEnvironment = ProxyConfiguration.environment(environment)
+        // no_proxy applies to -x too, even when no proxy variable is set (curl 7.88).
+        let environmentExceptions = [environment["no_proxy"], environment["NO_PROXY"]]
+            .compactMap { $0 }.first { !$0.isEmpty }.map { [$0] } ?? []
         if let proxy {
             guard !proxy.isEmpty else { return nil }
             do throws(ProxyError) {
-                configuration = ProxyConfiguration(all: try ProxyServer(parsing: proxy), exceptions: fromEnvironment?.exceptions ?? [])
+                configuration = ProxyConfiguration(all: try ProxyServer(parsing: proxy), exceptions: environmentExceptions)
             } catch where error.code == .unsupportedScheme {
                 throw FetchSetupError(status: 7, description: "(7) Unsupported proxy scheme for '\(proxy)'")
             } catch {

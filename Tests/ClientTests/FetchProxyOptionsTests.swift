@@ -31,6 +31,7 @@ struct FetchProxyOptionsTests {
         (FetchProxyOptions(), [:], false, nil, nil, [], false, nil),
         (FetchProxyOptions(), ["http_proxy": "e:1", "no_proxy": "x"], false, "http://e:1", nil, ["x"], false, nil),
         (FetchProxyOptions(proxy: "p:2"), ["http_proxy": "e:1", "no_proxy": "x"], false, "http://p:2", "http://p:2", ["x"], false, nil),
+        (FetchProxyOptions(proxy: "p:2"), ["NO_PROXY": "z"], false, "http://p:2", "http://p:2", ["z"], false, nil),  // no proxy variable
         (FetchProxyOptions(proxy: ""), ["http_proxy": "e:1"], false, nil, nil, [], false, nil),           // -x "" disables
         (FetchProxyOptions(proxy: "p:2", noProxy: ""), ["no_proxy": "x"], false, "http://p:2", "http://p:2", [], false, nil),
         (FetchProxyOptions(noProxy: "y", tunnel: true), ["all_proxy": "socks5://s"], false, "socks5://s:1080", "socks5://s:1080", ["y"], true, nil),

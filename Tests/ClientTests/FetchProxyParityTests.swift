@@ -48,6 +48,8 @@ struct FetchProxyParityTests {
         Row(arguments: ["-sS", "{base}/json"], environment: ["all_proxy=http://127.0.0.1:1", "no_proxy=localhost,127.0.0.1"]),
         Row(arguments: ["-sS", "{base}/json"], environment: ["all_proxy=http://127.0.0.1:1", "NO_PROXY=127.0.0.0/8"]),
         Row(arguments: ["-sS", "{base}/json"], environment: ["all_proxy=http://127.0.0.1:1"]),
+        Row(arguments: ["-sS", "-x", "http://127.0.0.1:1", "{base}/json"], environment: ["no_proxy=127.0.0.1"]),
+        Row(arguments: ["-sS", "-x", "http://127.0.0.1:1", "--noproxy", "", "{base}/json"], environment: ["no_proxy=127.0.0.1"]),
     ]
 
     @Test("same exit status and output through the same proxy", arguments: rows)
