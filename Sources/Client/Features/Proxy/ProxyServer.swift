@@ -75,7 +75,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     private static func parse(_ text: String) throws(ProxyError) -> ProxyServer {
         var rest = Substring(text)
         var kind = Kind.http
-        if let separator = rest.range(of: "://") {
+        if let separator = rest.firstRange(of: "://") {
             let scheme = rest[..<separator.lowerBound].lowercased()
             guard let known = Kind(rawValue: scheme) else {
                 throw ProxyError(.unsupportedScheme, proxy: text, "unsupported proxy scheme for '\(text)'")
@@ -93,8 +93,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
             let userinfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            username = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-            if parts.count > 1 { password = String(parts[1]).removingPercentEncoding ?? String(parts[1]) }
+            username = Self.percentDecoded(parts[0])
+            if parts.count > 1 { password = Self.percentDecoded(parts[1]) }
         }
         var host = rest
         var port = defaultPort
@@ -121,6 +121,12 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
             throw ProxyError(.malformedProxyURL, proxy: text, "no host in proxy URL '\(text)'")
         }
         return ProxyServer(kind: kind, host: String(host), port: port, username: username, password: password)
+    }
+
+    /// `text` with `%XX` escapes decoded as UTF-8; as given when it has a bad escape.
+    private static func percentDecoded(_ text: Substring) -> String {
+        guard let bytes = percentDecodedBytes(text) else { return String(text) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `kind://host:port`, without the credentials.
