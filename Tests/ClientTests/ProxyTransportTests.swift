@@ -103,6 +103,33 @@ extension ClientIntegrationTests {
             #expect(ContinuousClock.now - start < .seconds(2))
         }
 
+        @Test("an unknown proxy host is URLError.cannotFindHost with proxyNotFound")
+        func proxyNotFound() async throws {
+            let session = Self.session(ProxyServer(host: "proxy.invalid", port: 3128))
+            let response = await session.request("http://127.0.0.1:1/").serializingData().response
+            #expect(sessionTaskURLError(response.result)?.code == .cannotFindHost, "\(response.result)")
+            #expect(Self.proxyError(response.result)?.code == .proxyNotFound)
+        }
+
+        @Test("connections are pooled per route: one proxy connection per origin, reused")
+        func pooledPerRoute() async throws {
+            let first = try ScriptedServer(script: [.expectRequest, cannedResponse("1"), .expectRequest, cannedResponse("2")])
+            defer { first.stop() }
+            let second = try ScriptedServer(script: [.expectRequest, cannedResponse("3")])
+            defer { second.stop() }
+            let proxy = try TestProxyServer(kind: .http)
+            defer { proxy.stop() }
+            let session = Self.session(ProxyServer(host: "127.0.0.1", port: proxy.port))
+            let a = await session.request("http://127.0.0.1:\(first.port)/a").serializingString().response
+            let b = await session.request("http://127.0.0.1:\(first.port)/b").serializingString().response
+            let c = await session.request("http://127.0.0.1:\(second.port)/c").serializingString().response
+            #expect([a.value, b.value, c.value] == ["1", "2", "3"], "\(a.result) \(b.result) \(c.result)")
+            #expect(b.metrics?.transactionMetrics.first?.isReusedConnection == true)
+            #expect(c.metrics?.transactionMetrics.first?.isReusedConnection == false, "another origin, another connection")
+            // The proxy records the first request of each connection: two connections.
+            #expect(proxy.received.map(\.destination) == ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"])
+        }
+
         @Test("SOCKS5 (socks5h) without authentication sends the host name")
         func socks5hName() async throws {
             let origin = try ScriptedServer(script: [.expectRequest, cannedResponse("socks")])
