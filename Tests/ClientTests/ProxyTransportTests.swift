@@ -130,6 +130,23 @@ extension ClientIntegrationTests {
             #expect(proxy.received.map(\.destination) == ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"])
         }
 
+        @Test("one connect timeout covers the proxy's TCP connect, CONNECT and the TLS handshake")
+        func connectTimeoutCoversTunnelAndTLS() async throws {
+            // The origin accepts and never answers the ClientHello; the proxy answers CONNECT
+            // after 1 s; the connect limit is 1.5 s. Restarting the limit for the handshake
+            // would end at 2.5 s.
+            let silent = try ScriptedServer(script: [.receive(atLeast: 1), .sleep(.seconds(4))])
+            defer { silent.stop() }
+            let proxy = try TestProxyServer(kind: .http, behavior: .delayTunnel(milliseconds: 1000), tunnelPort: silent.port)
+            defer { proxy.stop() }
+            let session = Self.session(ProxyServer(host: "127.0.0.1", port: proxy.port), connectTimeout: 1.5)
+            let start = ContinuousClock.now
+            let response = await session.request("https://origin.invalid/").serializingData().response
+            let elapsed = ContinuousClock.now - start
+            #expect(sessionTaskURLError(response.result)?.code == .timedOut, "\(response.result)")
+            #expect(elapsed >= .milliseconds(1400) && elapsed < .milliseconds(2200), "\(elapsed)")
+        }
+
         @Test("SOCKS5 (socks5h) without authentication sends the host name")
         func socks5hName() async throws {
             let origin = try ScriptedServer(script: [.expectRequest, cannedResponse("socks")])

@@ -21,6 +21,8 @@ public enum TestProxyBehavior: Sendable, Hashable {
     case refuse(Int)
     /// Close the connection as soon as the first bytes arrive.
     case hangUp
+    /// Serve, but wait this many milliseconds before answering CONNECT (HTTP only).
+    case delayTunnel(milliseconds: Int)
 }
 
 /// A loopback proxy speaking HTTP (forwarding and CONNECT) or SOCKS5. Call ``stop()``.
@@ -140,6 +142,7 @@ public final class TestProxyServer: Sendable {
         defer { close(origin) }
         let rest = Array(buffer[(headEnd + 4)...])
         if method == "CONNECT" {
+            if case .delayTunnel(let milliseconds) = behavior { usleep(UInt32(milliseconds) * 1000) }
             _ = Loopback.sendAll(client, Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
             if !rest.isEmpty { _ = Loopback.sendAll(origin, rest) }
         } else {
