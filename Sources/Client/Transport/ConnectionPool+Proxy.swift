@@ -60,6 +60,7 @@ extension ConnectionPool {
         }
     }
 
+    /// The SOCKS5 machine for `server`, with its credentials.
     private func socksMachine(for server: ProxyServer, destination: SOCKS5StateMachine.Destination, port: Int) -> SOCKS5StateMachine {
         SOCKS5StateMachine(
             destination: destination, port: port,

@@ -3,6 +3,8 @@
 
 /// The `connectionProxyDictionary` keys Lariat understands.
 enum ProxyDictionaryKey {
+    // kCFNetworkProxiesHTTPEnable, …HTTPProxy, …HTTPPort, the same for HTTPS and SOCKS, and
+    // kCFNetworkProxiesExceptionsList: the strings Apple's constants stand for.
     static let httpEnable = "HTTPEnable"
     static let httpProxy = "HTTPProxy"
     static let httpPort = "HTTPPort"

@@ -23,12 +23,19 @@ final class ProxyTunnel: SocketHandler {
     /// The tunnel's outcome: the bytes already received from the origin, or why it failed.
     typealias Completion = (Result<[UInt8], TransportError>) -> Void
 
+    /// Connected to the proxy.
     let socket: Socket
+    /// The socket's loop, where everything here runs.
     let loop: EventLoop
+    /// The machine; `nil` before `start` and after the end.
     private var handshake: Handshake?
+    /// Called once; `nil` after.
     private var completion: Completion?
+    /// Bytes the machine asked to send that the socket has not taken yet.
     private var outgoing: [UInt8] = []
+    /// The connect deadline's timer.
     private var timer: TimerID?
+    /// Read buffer (the proxy's answers are small).
     private var scratch = [UInt8](repeating: 0, count: 4096)
     /// `kind://host:port` of the proxy, for errors.
     let proxy: String
@@ -77,6 +84,7 @@ final class ProxyTunnel: SocketHandler {
 
     // MARK: SocketHandler
 
+    /// Reads what the proxy sent into the machine.
     func socketReadable(_ socket: Socket) {
         let result: ReadResult
         do throws(SocketError) {
@@ -93,10 +101,12 @@ final class ProxyTunnel: SocketHandler {
         }
     }
 
+    /// Sends what is left of the machine's last message.
     func socketWritable(_ socket: Socket) {
         flush()
     }
 
+    /// The proxy reset the connection: the tunnel fails.
     func socketHungUp(_ socket: Socket, error: SocketError?) {
         finish(.failure(lost(error)))
     }
@@ -105,7 +115,10 @@ final class ProxyTunnel: SocketHandler {
 
     /// The machines' actions, without their payload types.
     private enum HandshakeAction {
+        /// See the machines' `Action`s.
         case send([UInt8]), read, established([UInt8]), fail(ProxyError)
+
+        /// A CONNECT machine's action.
 
         init(_ action: HTTPConnectStateMachine.Action) {
             switch action {
@@ -116,6 +129,7 @@ final class ProxyTunnel: SocketHandler {
             }
         }
 
+        /// A SOCKS5 machine's action.
         init(_ action: SOCKS5StateMachine.Action) {
             switch action {
             case .send(let bytes): self = .send(bytes)
@@ -141,6 +155,7 @@ final class ProxyTunnel: SocketHandler {
         perform(action)
     }
 
+    /// Carries out one action of the machine.
     private func perform(_ action: HandshakeAction) {
         switch action {
         case .send(let bytes):
@@ -158,6 +173,7 @@ final class ProxyTunnel: SocketHandler {
         }
     }
 
+    /// Writes `outgoing` until done or the socket is full (then waits for writability).
     private func flush() {
         while !outgoing.isEmpty {
             let result: WriteResult
@@ -180,6 +196,7 @@ final class ProxyTunnel: SocketHandler {
         socket.setReadInterest(true)
     }
 
+    /// The error for a connection to the proxy that broke.
     private func lost(_ error: SocketError?) -> TransportError {
         let proxyError = ProxyError(.closed, proxy: proxy, "the connection to the proxy broke: \(error.map { "\($0)" } ?? "hang-up")", underlying: error)
         return TransportError(.proxy, proxyError.detail, underlying: proxyError)

@@ -46,9 +46,13 @@ struct SOCKS5StateMachine {
     }
 
     private var state: State = .idle
+    /// Bytes received and not yet consumed by a message.
     private var buffer: [UInt8] = []
+    /// Where the tunnel goes.
     let destination: Destination
+    /// The origin's port.
     let port: Int
+    /// RFC 1929 user name and password, or `nil` to offer "no authentication" only.
     let credentials: (username: String, password: String)?
     /// `kind://host:port` of the proxy, for errors.
     let proxy: String
@@ -149,6 +153,7 @@ struct SOCKS5StateMachine {
         }
     }
 
+    /// The connect request (RFC 1928 §4) goes out.
     private mutating func sendRequest() -> Action {
         var request: [UInt8] = [5, 1, 0]
         switch destination {
@@ -164,6 +169,7 @@ struct SOCKS5StateMachine {
         return .send(request)
     }
 
+    /// Ends in `failed` with a ProxyError.
     private mutating func fail(_ code: ProxyError.Code, _ detail: String) -> Action {
         state = .failed
         return .fail(ProxyError(code, proxy: proxy, detail))
