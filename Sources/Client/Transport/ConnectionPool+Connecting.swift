@@ -1,5 +1,7 @@
 // Opening a connection for the machine's `create`: connect (resolution, Happy Eyeballs), set up
-// TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`.
+// TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`. Through a proxy
+// (`key.proxy`), the TCP connect goes to the proxy and, for a tunnel, ConnectionPool+Proxy.swift
+// opens it before `established`; the origin's name is never resolved here then.
 //
 // A cancel can land at any point of this, from any thread. The machine frees the request at
 // once; what is left is to make sure the attempt does not go on unnoticed:

@@ -94,7 +94,7 @@ struct IPLiteral: Hashable, Sendable {
 
     private static func ipv6(_ text: String) -> [UInt8]? {
         guard text.contains(":") else { return nil }
-        let halves = text.components(separatedByDoubleColon: ())
+        let halves = text.splitAtDoubleColons()
         guard halves.count <= 2 else { return nil }
         func groups(_ part: Substring) -> [UInt8]? {
             if part.isEmpty { return [] }
@@ -131,7 +131,7 @@ struct IPLiteral: Hashable, Sendable {
 
 private extension String {
     /// Splits at the first `::` (an IPv6 literal's zero run); a second `::` yields three parts.
-    func components(separatedByDoubleColon: ()) -> [Substring] {
+    func splitAtDoubleColons() -> [Substring] {
         var parts: [Substring] = []
         var start = startIndex
         var index = startIndex
