@@ -109,6 +109,8 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
+        configuration.proxy = try options.proxy.configuration(
+            environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
         if options.insecure && options.showsErrors { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -141,6 +143,8 @@ enum Usage {
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
          -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE
          --unix-socket PATH  --abstract-unix-socket NAME
+         -x, --proxy [SCHEME://][USER:PASS@]HOST[:PORT]  -U, --proxy-user USER:PASS  --noproxy LIST
+         -p, --proxytunnel  --socks5 HOST[:PORT]  --socks5-hostname HOST[:PORT]
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

@@ -93,6 +93,8 @@ struct FetchOptions: Equatable {
     var resolveEntries: [String] = []
     /// curl's `--unix-socket PATH` / `--abstract-unix-socket NAME`: every connection goes to it.
     var unixSocket: UnixSocket?
+    /// curl's proxy options: `-x`, `-U`, `--noproxy`, `-p`, `--socks5`, `--socks5-hostname`.
+    var proxy = FetchProxyOptions()
 
     /// Where `--unix-socket` or `--abstract-unix-socket` sends connections.
     enum UnixSocket: Equatable {

@@ -75,7 +75,7 @@ enum OptionTable {
         return Int(number * Double(multiplier))
     }
 
-    private static let all: [OptionSpec] = transfer + body + output + tls + pendingOptions
+    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + pendingOptions
 
     private static let transfer: [OptionSpec] = [
         value("request", "X") { $0.method = $1 },
@@ -171,6 +171,17 @@ enum OptionTable {
     ]
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.
+    /// curl's proxy options; see FetchProxy.swift. `--socks5` and `--socks5-hostname` are `-x`
+    /// with a scheme: the last of the three wins.
+    private static let proxy: [OptionSpec] = [
+        value("proxy", "x") { $0.proxy.proxy = $1 },
+        value("proxy-user", "U") { $0.proxy.proxyUser = $1 },
+        value("noproxy") { $0.proxy.noProxy = $1 },
+        flag("proxytunnel", "p") { $0.proxy.tunnel = $1 },
+        value("socks5") { $0.proxy.proxy = "socks5://" + $1 },
+        value("socks5-hostname") { $0.proxy.proxy = "socks5h://" + $1 },
+    ]
+
     private static let pendingOptions: [OptionSpec] = [
         pending("location", "L", takesValue: false, because: "not supported yet (Client does not follow redirects)"),
         pending("location-trusted", takesValue: false, because: "not supported yet (Client does not follow redirects)"),

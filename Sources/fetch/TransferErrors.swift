@@ -10,6 +10,7 @@ enum TransferErrors {
     /// curl's message for `error` (status already mapped), e.g. `Failed to connect to
     /// 127.0.0.1 port 1: Connection refused`.
     static func message(for error: AFError, status: Int32, url: String) -> String {
+        if let proxyMessage = proxyMessage(for: error) { return proxyMessage }
         let (host, port) = hostAndPort(url)
         switch status {
         case 6: return "Could not resolve host: \(host)"
@@ -54,6 +55,7 @@ enum TransferErrors {
     ///     OCSP check is 91 (CURLE_SSL_INVALIDCERTSTATUS) rather than 60.
     static func exitStatus(for error: AFError, certificateStatusRequired: Bool) -> Int32 {
         if case .invalidURL = error { return 3 }  // curl: CURLE_URL_MALFORMAT (a host that fails validation)
+        if let status = proxyExitStatus(for: error) { return status }
         if certificateStatusRequired, trustFailure(in: error)?.origin == .stapledOCSP { return 91 }
         if case .serverTrustEvaluationFailed(let reason) = error {
             if case .publicKeyPinningFailed = reason { return 90 }  // curl: CURLE_SSL_PINNEDPUBKEYNOTMATCH

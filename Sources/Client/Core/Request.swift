@@ -427,6 +427,7 @@ extension TransportError {
         case .requestBodyUnreadable: return .requestBodyStreamExhausted
         case .cancelled: return .cancelled
         case .unreachable: return .notConnectedToInternet
+        case .proxy: return proxyURLErrorCode
         default: return .cannotConnectToHost
         }
     }

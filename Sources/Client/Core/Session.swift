@@ -262,6 +262,7 @@ open class Session: @unchecked Sendable {
         // `utf8.contains`, not `String.contains(_:)`: the latter allocated on every request.
         let hostForHeader = bareHost.utf8.contains(UInt8(ascii: ":")) ? "[\(bareHost)]" : bareHost
         var authority = unixSocketPath != nil ? "localhost" : (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
+        let originAuthority = authority  // for a proxy's absolute-form target, whatever Host says
 
         var headers = request.headers
         let additional = settings.httpAdditionalHeaders ?? [:]
@@ -300,8 +301,10 @@ open class Session: @unchecked Sendable {
             : try TimeoutLimit.duration(settings.timeoutIntervalForRequest, setting: "timeoutIntervalForRequest", url: url)
         let connectTimeout = try TimeoutLimit.duration(settings.timeoutIntervalForConnect, setting: "timeoutIntervalForConnect", url: url)
         let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
+        var key = ConnectionKey(isTLS: isTLS, host: bareHost, port: port, unixSocketPath: unixSocketPath)
+        routeThroughProxy(&key, proxy: settings.proxy, scheme: scheme, authority: originAuthority, target: &target, fields: &fields)
         return TransportRequest(
-            key: ConnectionKey(isTLS: isTLS, host: bareHost, port: port, unixSocketPath: unixSocketPath),
+            key: key,
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
             body: body,
             isIdempotent: Self.isIdempotent(method),

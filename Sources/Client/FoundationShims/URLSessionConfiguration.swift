@@ -31,6 +31,8 @@ public final class URLSessionConfiguration: Sendable {
         var allowsCellularAccess = true
         var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
         var isEphemeral = false
+        /// The environment's proxies, as URLSession on Linux (libcurl) reads them.
+        var proxy: ProxyConfiguration? = ProxyConfiguration.environment
     }
 
     private let state: Mutex<Settings>
@@ -154,6 +156,26 @@ public final class URLSessionConfiguration: Sendable {
 }
 
 extension URLSessionConfiguration {
+    /// The proxies requests go through; `nil` for direct connections.
+    ///
+    /// Starts as the environment's (``ProxyConfiguration/environment``: `http_proxy`,
+    /// `https_proxy`, `all_proxy`, `no_proxy`, read as curl reads them), as URLSession on Linux
+    /// does. Set `nil` to ignore the environment. Lariat's addition; Apple's API is
+    /// ``connectionProxyDictionary``, which reads and writes this same setting.
+    public var proxy: ProxyConfiguration? {
+        get { state.withLock { $0.proxy } }
+        set { state.withLock { $0.proxy = newValue } }
+    }
+
+    /// The proxies as Apple's dictionary (`kCFNetworkProxies…` keys): `HTTPEnable`/`HTTPProxy`/
+    /// `HTTPPort`, `HTTPSEnable`/`HTTPSProxy`/`HTTPSPort`, `SOCKSEnable`/`SOCKSProxy`/`SOCKSPort`
+    /// and `ExceptionsList`. A view of ``proxy``: setting it replaces ``proxy`` (other keys are
+    /// ignored; credentials are set through ``proxy``), `nil` means no proxy.
+    public var connectionProxyDictionary: [AnyHashable: Any]? {
+        get { proxy.map(ProxyConfiguration.dictionary(of:)) }
+        set { proxy = newValue.flatMap(ProxyConfiguration.init(dictionary:)) }
+    }
+
     /// ``httpAdditionalHeaders`` as ``HTTPHeaders``, sorted by name. Setting replaces them.
     public var headers: HTTPHeaders {
         get { state.withLock { $0.httpAdditionalHeaders }.map(HTTPHeaders.init) ?? HTTPHeaders() }

@@ -1,5 +1,7 @@
 // Opening a connection for the machine's `create`: connect (resolution, Happy Eyeballs), set up
-// TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`.
+// TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`. Through a proxy
+// (`key.proxy`), the TCP connect goes to the proxy and, for a tunnel, ConnectionPool+Proxy.swift
+// opens it before `established`; the origin's name is never resolved here then.
 //
 // A cancel can land at any point of this, from any thread. The machine frees the request at
 // once; what is left is to make sure the attempt does not go on unnoticed:
@@ -50,14 +52,35 @@ extension ConnectionPool {
             }
             guard let exchange = current else { return }
             exchange.timings.connectStart = Date()
-            let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
-            let connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)
-            let attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
-                switch result {
-                case .success(let socket):
-                    established(socket, id: id, key: key)
-                case .failure(let error):
-                    connectFailed(id: id, error: TransportError.connecting(error, host: key.host))
+            let limit = Self.connectLimit(for: exchange.request, now: .now())
+            let connectDeadline = Deadline.now() + limit
+            let attempt: ConnectAttempt
+            if let route = key.proxy {
+                // Through a proxy: connect to it (never resolving the origin here), then open the
+                // tunnel if the route needs one, all within the one connect limit.
+                let server = route.server
+                let overrides = configuration.resolver.socketAddresses(host: server.host, port: server.port).map { [server.host: $0] } ?? [:]
+                let connector = Connector(timeout: limit, addressOverrides: overrides)
+                attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] result in
+                    switch result {
+                    case .success(let socket) where route.tunnels:
+                        openTunnel(socket, id: id, key: key, route: route, deadline: connectDeadline)
+                    case .success(let socket):
+                        established(socket, id: id, key: key, connectDeadline: connectDeadline)
+                    case .failure(let error):
+                        connectFailed(id: id, error: TransportError.connectingToProxy(error, proxy: server))
+                    }
+                }
+            } else {
+                let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
+                let connector = Connector(timeout: limit, addressOverrides: overrides)
+                attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
+                    switch result {
+                    case .success(let socket):
+                        established(socket, id: id, key: key)
+                    case .failure(let error):
+                        connectFailed(id: id, error: TransportError.connecting(error, host: key.host))
+                    }
                 }
             }
             // Record, then check: a cancel decided since the check above found nothing to abort.
@@ -72,16 +95,23 @@ extension ConnectionPool {
     }
 
     /// Connection `id` failed to open: its request fails with `error`.
-    private func connectFailed(id: Machine.ConnectionID, error: TransportError) {
+    func connectFailed(id: Machine.ConnectionID, error: TransportError) {
         let effects = state.withLock { state in
             state.attempts[id] = nil
+            state.tunnels[id] = nil
             return state.resolve(state.machine.connectFailed(id), connectError: error)
         }
         perform(effects)
     }
 
-    /// The TCP connection is up: set up TLS, then register the connection and start its request.
-    private func established(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey) {
+    /// The TCP connection is up (to the origin, or through a proxy's tunnel): set up TLS, then
+    /// register the connection and start its request.
+    /// - Parameters:
+    ///   - leftover: Bytes a proxy's tunnel already carried from the origin (they come before
+    ///     anything the socket delivers next).
+    ///   - connectDeadline: Through a proxy, when the connect limit that began at the proxy's
+    ///     TCP connect ends: the TLS handshake must be done by then too.
+    func established(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey, leftover: [UInt8] = [], connectDeadline: Deadline? = nil) {
         var tls: TLSClientConnection?
         if key.isTLS {
             do throws(TransportError) {
@@ -94,9 +124,12 @@ extension ConnectionPool {
         let connection = HTTP1Connection(
             id: id, key: key, socket: socket, tls: tls, pool: self, idleTimeout: configuration.idleTimeout
         )
+        connection.connectDeadline = connectDeadline
+        if !leftover.isEmpty { connection.adoptTunnelLeftover(leftover) }
         let bound = LoopBound(connection, loop: connection.loop)
         let effects = state.withLock { state in
             state.attempts[id] = nil
+            state.tunnels[id] = nil
             let action = state.machine.connectionEstablished(id)
             if case .start = action.request {
                 // Registered before the handshake, so a cancel during it finds the connection.

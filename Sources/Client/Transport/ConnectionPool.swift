@@ -46,6 +46,8 @@ final class ConnectionPool: Sendable {
         var connections: [Machine.ConnectionID: LoopBound<HTTP1Connection>] = [:]
         /// Connect attempts in flight, recorded once `Connector.connect` has returned.
         var attempts: [Machine.ConnectionID: ConnectAttempt] = [:]
+        /// Proxy handshakes in flight, after the TCP connect to the proxy (ConnectionPool+Proxy.swift).
+        var tunnels: [Machine.ConnectionID: LoopBound<ProxyTunnel>] = [:]
         /// Bumped on every arm or cancel, so a stale firing or a late registration is ignored.
         var timerGeneration = 0
         /// The armed deadline timer, once its loop has scheduled it.
@@ -67,6 +69,8 @@ final class ConnectionPool: Sendable {
         var fail: [(Exchange, TransportError)] = []
         /// Abort a connect attempt.
         var cancelAttempt: ConnectAttempt?
+        /// Abort a proxy handshake.
+        var cancelTunnel: LoopBound<ProxyTunnel>?
         /// Cancel an exchange running (or handshaking) on a connection.
         var cancelRunning: (exchange: Exchange, connection: LoopBound<HTTP1Connection>)?
         /// Arm or cancel the deadline timer.
@@ -186,6 +190,7 @@ final class ConnectionPool: Sendable {
             connection.loop.execute { connection.value.close() }
         }
         effects.cancelAttempt?.cancel()
+        if let tunnel = effects.cancelTunnel { tunnel.loop.execute { tunnel.value.cancel() } }
         if let (exchange, connection) = effects.cancelRunning {
             connection.loop.execute { connection.value.cancel(exchange) }
         }
@@ -279,6 +284,7 @@ extension ConnectionPool.State {
             // Not recorded yet: the connect task sees the connection abandoned, before starting
             // or right after recording (ConnectionPool+Connecting.swift).
             effects.cancelAttempt = attempts.removeValue(forKey: id)
+            effects.cancelTunnel = tunnels.removeValue(forKey: id)
         }
         effects.timer = timerEffect(for: action.timer)
         return effects

@@ -86,6 +86,7 @@ extension HTTP1Connection {
 
     func driveHandshake() {
         guard let tls, machine.isHandshaking, let exchange else { return }
+        feedCiphertext()  // records a proxy's tunnel carried before the connection existed
         switch tls.handshake() {
         case .complete:
             flushCiphertext()
@@ -125,4 +126,27 @@ extension HTTP1Connection {
         return leftover
     }
 
+}
+
+extension HTTP1Connection {
+    /// Takes the bytes a proxy's tunnel carried from the origin before this connection existed:
+    /// TLS records go to the engine's pending ciphertext, plaintext to the receive buffer.
+    func adoptTunnelLeftover(_ bytes: [UInt8]) {
+        if tls != nil {
+            cipherPending.append(contentsOf: bytes)
+            return
+        }
+        // At most the proxy's answer limit (16 KiB): fits the buffer's first growth steps.
+        var remaining = bytes[...]
+        while !remaining.isEmpty {
+            let written = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
+                let count = min(free.count, remaining.count)
+                remaining.withUnsafeBytes { source in
+                    free.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[..<count]))
+                }
+                return count
+            }
+            remaining = remaining.dropFirst(written)
+        }
+    }
 }

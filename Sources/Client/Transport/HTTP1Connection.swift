@@ -52,6 +52,9 @@ final class HTTP1Connection: SocketHandler {
     /// The connection's endpoints, read once at setup (not per request: getsockname and
     /// inet_ntop each time cost two syscalls and several allocations per exchange).
     private let endpoints: (local: String?, localPort: Int?, remote: String, remotePort: Int)
+    /// Through a proxy: when the connect limit, which began at the proxy's TCP connect, ends (the
+    /// TLS handshake must be over by then too); `nil` otherwise.
+    var connectDeadline: Deadline?
     /// Set when the pool retires this idle connection to give its slot to a retry.
     private(set) var keepsSlotOnClose = false
 
@@ -83,6 +86,7 @@ final class HTTP1Connection: SocketHandler {
         var limit = exchange.request.deadline
         if let idle = exchange.request.idleTimeout { limit = min(limit, now + idle) }
         if let connect = exchange.request.connectTimeout { limit = min(limit, now + connect) }
+        if let connectDeadline { limit = min(limit, connectDeadline) }
         machine = HTTP1ConnectionStateMachine(handshakeDeadline: limit)
         self.exchange = exchange
         exchange.timings.secureConnectionStart = Date()

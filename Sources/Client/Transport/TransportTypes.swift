@@ -15,9 +15,13 @@ struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// The Unix domain socket an `http+unix://` URL names (then `host` is that path too):
     /// connections go there instead of to a TCP address.
     var unixSocketPath: String? = nil
+    /// The proxy connections go through, and whether through a tunnel (CONNECT or SOCKS5):
+    /// part of the key, so a connection is shared only by requests taking the same route.
+    var proxy: ProxyRoute? = nil
     var description: String {
         if let unixSocketPath { return "http+unix://\(unixSocketPath)" }
-        return "\(isTLS ? "https" : "http")://\(host):\(port)"
+        let origin = "\(isTLS ? "https" : "http")://\(host):\(port)"
+        return proxy.map { "\(origin) via \($0.server)" } ?? origin
     }
 }
 
@@ -124,6 +128,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Kind("cancelled")
         /// The network is unreachable: `.notConnectedToInternet`.
         public static let unreachable = Kind("network unreachable")
+        /// The proxy could not be reached or refused the tunnel (a ``ProxyError`` is the
+        /// underlying error): `.cannotConnectToHost`, `.userAuthenticationRequired` for a 407,
+        /// `.cannotFindHost` for an unknown proxy host.
+        public static let proxy = Kind("proxy failure")
         /// Any other socket failure: `.cannotConnectToHost` while connecting, else `.networkConnectionLost`.
         public static let other = Kind("socket error")
     }

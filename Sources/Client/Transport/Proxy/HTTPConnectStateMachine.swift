@@ -1,0 +1,124 @@
+// Opening a tunnel through an HTTP proxy (RFC 9110 §9.3.6), sans I/O:
+//
+//   idle ──start──▶ awaitingResponse ──2xx head──▶ established (bytes after the head: the tunnel's)
+//                        │ ├──407──▶ failed(authenticationRequired)
+//                        │ ├──other status──▶ failed(tunnelRefused)
+//                        │ └──malformed / too large──▶ failed(malformedResponse)
+//                        └──end of stream──▶ failed(closed)
+//
+// The proxy's answer is parsed by Wire's ResponseParser, which knows that a 2xx to CONNECT ends
+// the HTTP part of the connection (`.upgraded`). A non-2xx answer fails at its head: its body is
+// never read (the connection is closed), so a proxy cannot stall the request with it.
+
+import Wire
+
+/// The `CONNECT` exchange with an HTTP proxy: events in, actions out, no sockets.
+struct HTTPConnectStateMachine {
+    /// What the driver does next.
+    enum Action: Equatable {
+        /// Write these bytes to the proxy, then read.
+        case send([UInt8])
+        /// Read more from the proxy.
+        case read
+        /// The tunnel is up; these bytes arrived after the proxy's 2xx head and belong to the
+        /// tunnel's stream (the origin's TLS records or response).
+        case established(leftover: [UInt8])
+        /// The tunnel cannot be opened: close the connection, fail the request.
+        case fail(ProxyError)
+    }
+
+    private enum State {
+        /// Nothing sent. Exit: `start` to `awaitingResponse`.
+        case idle
+        /// The CONNECT request is out; its answer accumulates in `received`. Exits: `established`, `failed`.
+        case awaitingResponse(parser: ResponseParser, received: [UInt8])
+        /// Terminal: the tunnel is up.
+        case established
+        /// Terminal: the attempt failed.
+        case failed
+    }
+
+    private var state: State = .idle
+    /// The authority `host:port` the tunnel goes to.
+    let authority: String
+    /// `kind://host:port` of the proxy, for errors.
+    let proxy: String
+    /// `Proxy-Authorization`'s value, if any.
+    let authorization: String?
+    /// The most bytes the proxy's answer head may take (the parser's own limits also apply).
+    let maxResponseHead: Int
+
+    /// - Parameters:
+    ///   - host: The origin's host (an IPv6 literal without brackets).
+    ///   - port: The origin's port.
+    ///   - proxy: The proxy's description, for errors.
+    ///   - authorization: `Proxy-Authorization`'s value, or `nil`.
+    ///   - maxResponseHead: Limit on the answer's head, 16 KiB by default.
+    init(host: String, port: Int, proxy: String, authorization: String?, maxResponseHead: Int = 16 * 1024) {
+        self.authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        self.proxy = proxy
+        self.authorization = authorization
+        self.maxResponseHead = maxResponseHead
+    }
+
+    /// The request goes out.
+    mutating func start() -> Action {
+        guard case .idle = state else { preconditionFailure("CONNECT start in state \(state)") }
+        var parser = ResponseParser()
+        parser.expectResponse(to: .connect)
+        state = .awaitingResponse(parser: parser, received: [])
+        var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        if let authorization { head += "Proxy-Authorization: \(authorization)\r\n" }
+        head += "User-Agent: Lariat\r\nProxy-Connection: Keep-Alive\r\n\r\n"
+        return .send(Array(head.utf8))
+    }
+
+    /// Bytes arrived from the proxy.
+    mutating func received(_ bytes: [UInt8]) -> Action {
+        guard case .awaitingResponse(var parser, var received) = state else {
+            preconditionFailure("CONNECT bytes received in state \(state)")
+        }
+        state = .failed  // no copy-on-write of `received` while it grows
+        received.append(contentsOf: bytes)
+        var offset = 0
+        while true {
+            let step: ParseStep
+            do throws(WireError) {
+                step = try received.withUnsafeBytes { raw in
+                    Result { () throws(WireError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+                }.get()
+            } catch {
+                return .fail(ProxyError(.malformedResponse, proxy: proxy, "malformed answer to CONNECT: \(error)", underlying: error))
+            }
+            offset += step.consumed
+            switch step.event {
+            case .needMoreData:
+                guard received.count <= maxResponseHead else {
+                    return .fail(ProxyError(.malformedResponse, proxy: proxy, "the answer to CONNECT is over \(maxResponseHead) bytes"))
+                }
+                if offset > 0 { received.removeFirst(offset) }
+                state = .awaitingResponse(parser: parser, received: received)
+                return .read
+            case .interim:
+                continue
+            case .upgraded:
+                state = .established
+                return .established(leftover: Array(received[offset...]))
+            case .head(let head):
+                if head.status == 407 {
+                    return .fail(ProxyError(.authenticationRequired, proxy: proxy, "CONNECT tunnel failed, response 407", status: 407))
+                }
+                return .fail(ProxyError(.tunnelRefused, proxy: proxy, "CONNECT tunnel failed, response \(head.status)", status: head.status))
+            case .body, .end:
+                preconditionFailure("CONNECT answer body before its head")
+            }
+        }
+    }
+
+    /// The proxy closed the connection.
+    mutating func endOfStream() -> Action {
+        guard case .awaitingResponse = state else { preconditionFailure("CONNECT end of stream in state \(state)") }
+        state = .failed
+        return .fail(ProxyError(.closed, proxy: proxy, "the proxy closed the connection before answering CONNECT"))
+    }
+}

@@ -1,0 +1,101 @@
+// curl's proxy options and environment, and curl's exit statuses and messages for proxy failures:
+//   5  could not resolve the (HTTP) proxy, or a proxy URL curl cannot parse
+//   6  could not resolve a SOCKS proxy (curl 7.88 reports it as the host)
+//   7  could not connect to the proxy, or a proxy scheme fetch does not speak
+//   56 the HTTP proxy refused CONNECT ("CONNECT tunnel failed, response 407") or broke off
+//   97 any SOCKS5 failure after the TCP connect
+import Client
+import FoundationEssentials
+#if FullFoundation
+import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
+#endif
+
+/// The proxy options of one run.
+struct FetchProxyOptions: Equatable, Sendable {
+    /// `-x`/`--proxy` (or `--socks5…` as a URL): `""` disables every proxy, environment included.
+    var proxy: String?
+    /// `-U`/`--proxy-user USER[:PASSWORD]`, for whichever proxy is used.
+    var proxyUser: String?
+    /// `--noproxy LIST`: replaces `no_proxy`/`NO_PROXY` (`""` clears it).
+    var noProxy: String?
+    /// `-p`/`--proxytunnel`: `CONNECT` for http:// too.
+    var tunnel = false
+
+    /// The session's proxies: `-x` (else the environment, read as curl reads it), with
+    /// `--noproxy`, `-U` and `-p` applied; `nil` when there is none, or when `bypassed`
+    /// (`--unix-socket`, which curl never sends through a proxy).
+    /// - Throws: ``FetchSetupError`` 5 for a proxy URL that does not parse, 7 for a scheme fetch
+    ///   does not speak (`https://`, `socks4://`), as curl's statuses for the same inputs.
+    func configuration(environment: [String: String], bypassed: Bool) throws(FetchSetupError) -> ProxyConfiguration? {
+        guard !bypassed else { return nil }
+        var configuration: ProxyConfiguration
+        let fromEnvironment = ProxyConfiguration.environment(environment)
+        // no_proxy applies to -x too, even when no proxy variable is set (curl 7.88).
+        let environmentExceptions = [environment["no_proxy"], environment["NO_PROXY"]]
+            .compactMap { $0 }.first { !$0.isEmpty }.map { [$0] } ?? []
+        if let proxy {
+            guard !proxy.isEmpty else { return nil }
+            do throws(ProxyError) {
+                configuration = ProxyConfiguration(all: try ProxyServer(parsing: proxy), exceptions: environmentExceptions)
+            } catch where error.code == .unsupportedScheme {
+                throw FetchSetupError(status: 7, description: "(7) Unsupported proxy scheme for '\(proxy)'")
+            } catch {
+                throw FetchSetupError(status: 5, description: "(5) Unsupported proxy syntax in '\(proxy)'")
+            }
+        } else if let fromEnvironment {
+            configuration = fromEnvironment
+        } else {
+            return nil
+        }
+        if let noProxy { configuration.exceptions = noProxy.isEmpty ? [] : [noProxy] }
+        configuration.tunnelsHTTP = tunnel
+        if let proxyUser {
+            let parts = proxyUser.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            func withUser(_ server: ProxyServer?) -> ProxyServer? {
+                guard var server else { return nil }
+                server.username = String(parts[0])
+                server.password = parts.count > 1 ? String(parts[1]) : ""
+                return server
+            }
+            configuration.httpProxy = withUser(configuration.httpProxy)
+            configuration.httpsProxy = withUser(configuration.httpsProxy)
+        }
+        return configuration
+    }
+}
+
+extension TransferErrors {
+    /// The ProxyError behind `error`, if a proxy failed.
+    static func proxyError(in error: AFError) -> ProxyError? {
+        guard case .sessionTaskFailed(let underlying) = error,
+              let transport = (underlying as? URLError)?.underlyingError as? TransportError else { return nil }
+        return transport.underlying as? ProxyError
+    }
+
+    /// curl's exit status for a proxy failure, or `nil` when no proxy failed.
+    static func proxyExitStatus(for error: AFError) -> Int32? {
+        guard let proxy = proxyError(in: error) else { return nil }
+        let socks = proxy.proxy.hasPrefix("socks")
+        switch proxy.code {
+        case .proxyNotFound: return socks ? 6 : 5
+        case .proxyUnreachable, .unsupportedScheme: return 7
+        case .malformedProxyURL: return 5
+        default: return socks ? 97 : 56
+        }
+    }
+
+    /// curl's message for a proxy failure, or `nil` when no proxy failed.
+    static func proxyMessage(for error: AFError) -> String? {
+        guard let proxy = proxyError(in: error) else { return nil }
+        let (host, port) = hostAndPort(proxy.proxy)
+        switch proxy.code {
+        case .proxyNotFound: return proxy.proxy.hasPrefix("socks") ? "Could not resolve host: \(host)" : "Could not resolve proxy: \(host)"
+        case .proxyUnreachable: return "Failed to connect to \(host) port \(port): Connection refused"
+        case .authenticationRequired, .tunnelRefused: return "CONNECT tunnel failed, response \(proxy.status ?? 0)"
+        case .socksNoAcceptableMethod: return "No authentication method was acceptable."
+        case .socksAuthenticationFailed: return "User was rejected by the SOCKS5 server."
+        case .closed where !proxy.proxy.hasPrefix("socks"): return "Proxy CONNECT aborted"
+        default: return proxy.detail
+        }
+    }
+}
