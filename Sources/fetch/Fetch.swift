@@ -141,6 +141,7 @@ enum Usage {
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
          -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE
          --unix-socket PATH  --abstract-unix-socket NAME
+         -C, --continue-at OFFSET|-  -r, --range RANGE
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3
