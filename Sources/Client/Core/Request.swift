@@ -87,6 +87,8 @@ public class Request: @unchecked Sendable {
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
         var interceptor: (any RequestInterceptor)?
+        /// HTTP caching (see `Request+Cache.swift`).
+        var cache = RequestCacheState()
     }
     let mutable = Mutex(Mutable())
 
@@ -214,7 +216,7 @@ public class Request: @unchecked Sendable {
         switch action {
         case .none: break
         case .startExchange: start()
-        case .executeExchange(let exchange): session.pool.execute(exchange)
+        case .executeExchange(let exchange): if !serveFromCache(exchange) { session.pool.execute(exchange) }
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
@@ -269,6 +271,13 @@ public class Request: @unchecked Sendable {
     /// `isRecorded`: `urlRequest` is already the request's `request` (nothing adapted it), so
     /// the common path takes the lock once.
     private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
+        var urlRequest = urlRequest
+        switch cacheBeforeSend(urlRequest) {
+        case .network(let sending): urlRequest = sending
+        case .serve: break
+        case .unavailable:
+            return startFailed(.sessionTaskFailed(error: URLError(.resourceUnavailable, userInfo: urlRequest.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])))
+        }
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         let transport: TransportRequest
         do {
@@ -302,7 +311,7 @@ public class Request: @unchecked Sendable {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
-            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { didReceive(head: head) }
+            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { deliverHeadThroughCache(head) }
             return
         case .end(let done): (summary, failure) = (done, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
@@ -324,6 +333,7 @@ public class Request: @unchecked Sendable {
     /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
         didComplete()
+        storeInCache()
         runValidators()
         let sessionRetries = session.interceptor != nil
         perform(mutable.withLock { state in

@@ -51,6 +51,11 @@ open class Session: @unchecked Sendable {
     public let resolver: HostResolver
     /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// Decides what of each response goes into the configuration's ``URLCache``; a request's own
+    /// handler wins. `nil`: responses are stored as the cache rules allow.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
+    /// The configuration's cache, kept when the session was created (`Request+Cache.swift`).
+    let urlCache: URLCache?
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -66,6 +71,8 @@ open class Session: @unchecked Sendable {
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
+    ///   - cachedResponseHandler: Decides what of each response is stored in the configuration's
+    ///     ``URLCache``; `nil` (the default) stores what the cache rules allow.
     ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
     ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
@@ -83,6 +90,7 @@ open class Session: @unchecked Sendable {
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: HostResolver = .system
@@ -94,6 +102,8 @@ open class Session: @unchecked Sendable {
         self.serializationQueue = serializationQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
+        self.cachedResponseHandler = cachedResponseHandler
+        self.urlCache = configuration.settings.cache.cache
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
         self.resolver = resolver
