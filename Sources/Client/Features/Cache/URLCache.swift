@@ -82,6 +82,9 @@ public final class URLCache: Sendable {
     /// Stores `cachedResponse` for `request`'s URL, where its ``CachedURLResponse/storagePolicy`` allows.
     public func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {
         guard let key = Self.key(for: request), cachedResponse.storagePolicy != .notAllowed else { return }
+        // The Vary fields are matched against the request it is stored for.
+        let cachedResponse = cachedResponse.bound(to: request, requestTime: cachedResponse.requestTime,
+                                                  responseTime: cachedResponse.responseTime)
         remember(cachedResponse, key: key)
         if cachedResponse.storagePolicy == .allowed { disk?.write(cachedResponse, key: key) } else { disk?.remove(key: key) }
     }
