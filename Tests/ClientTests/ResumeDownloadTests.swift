@@ -149,6 +149,29 @@ extension ClientIntegrationTests {
             #expect(server.connectionCount == 1, "a refused blob must not reach the network")
         }
 
+        @Test("httpbin /range/n: cancelled mid-body with resume data, resumed with a 206, byte-exact",
+              .enabled(if: ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"].map { !$0.isEmpty } ?? false, "needs LARIAT_HTTPBIN"))
+        func httpbinRange() async throws {
+            let base = try #require(ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"])
+            let full = try #require(await session.download("\(base)/range/51200").serializingData().response.value)
+            // The same bytes dripped over 2 s, 1 KiB at a time: cancelled once some arrived.
+            let request = session.download("\(base)/range/51200?duration=2&chunk_size=1024")
+            let task = request.serializingDownloadedFileURL()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while request.sink.bytesWritten < 4_096, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let produced: Data? = await withCheckedContinuation { continuation in
+                request.cancel(byProducingResumeData: { continuation.resume(returning: $0) })
+            }
+            _ = await task.response
+            let data = try #require(produced, "httpbin's /range sends ETag and Accept-Ranges: resume data expected")
+            #expect(try DownloadResumeData.decode(data).offset > 0)
+            let resumed = await session.download(resumingWith: data).serializingDownloadedFileURL().response
+            let file = try #require(resumed.value, "\(resumed.result)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(resumed.response?.statusCode == 206)
+            #expect(try Data(contentsOf: file) == full)
+        }
+
         @Test("resume data that is not Lariat's fails before any I/O")
         func garbageResumeData() async throws {
             let response = await session.download(resumingWith: Data("garbage".utf8)).serializingDownloadedFileURL().response
