@@ -74,9 +74,10 @@ extension Request {
 
     /// Decides, before an exchange is made, whether the cache answers, or what to send.
     func cacheBeforeSend(_ request: URLRequest) -> CacheLookup {
+        // Requests without a cache pay nothing here: no clock read, no lock.
+        guard let cache = cache(for: request) else { return .network(request) }
         let now = Date().timeIntervalSince1970
         mutable.withLock { $0.cache.serving = nil; $0.cache.revalidating = nil; $0.cache.fromCache = false; $0.cache.requestTime = now }
-        guard let cache = cache(for: request) else { return .network(request) }
         let policy = policy(of: request)
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
@@ -127,6 +128,7 @@ extension Request {
     /// Hands the head to the request; a 304 answering our revalidation becomes the stored
     /// response refreshed with the 304's fields, and its stored body follows.
     func deliverHeadThroughCache(_ head: TransportResponseHead) {
+        guard session.urlCache != nil, self is DataRequest else { return didReceive(head: head) }
         let now = Date().timeIntervalSince1970
         let revalidating = mutable.withLock { state -> CachedURLResponse? in
             state.cache.responseTime = now
@@ -152,13 +154,14 @@ extension Request {
     /// After the exchange: stores the response (or the refreshed one) when the cache rules and
     /// the handler allow.
     func storeInCache() {
+        guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return }
         let (request, response, failed, cacheState) = mutable.withLock { ($0.request, $0.response, $0.error != nil, $0.cache) }
         guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return }
         let body = (self as? DataRequest)?.data ?? Data()
         if !cacheState.fromCache {
-            guard CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
-                                            responseHeaders: response.headers),
-                  CacheFreshness.isWorthStoring(response.headers) else { return }
+            guard CacheFreshness.isWorthStoring(response.headers),
+                  CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
+                                            responseHeaders: response.headers) else { return }
         }
         let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,
                                                                                   responseTime: cacheState.responseTime)

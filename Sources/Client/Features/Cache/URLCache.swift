@@ -67,6 +67,9 @@ public final class URLCache: Sendable {
     /// The stored response for `request`'s URL, from memory or disk, if any; `nil` when the
     /// stored response's `Vary` fields do not match `request`.
     public func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
+        // An empty cache (the common case for a session talking to an API that sends no
+        // freshness or validators) answers without building a key.
+        if disk == nil, memory.withLock({ $0.entries.isEmpty }) { return nil }
         guard let key = Self.key(for: request) else { return nil }
         let inMemory = memory.withLock { state -> CachedURLResponse? in
             guard let entry = state.entries[key] else { return nil }
