@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 import Synchronization
 
 // Resumable downloads, as URLSession's download tasks:
