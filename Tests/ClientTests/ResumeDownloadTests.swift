@@ -174,7 +174,12 @@ extension ClientIntegrationTests {
 
         @Test("resume data that is not Lariat's fails before any I/O")
         func garbageResumeData() async throws {
-            let response = await session.download(resumingWith: Data("garbage".utf8)).serializingDownloadedFileURL().response
+            let request = session.download(resumingWith: Data("garbage".utf8))
+            guard case .resumeData(let blob) = request.downloadable, blob == Data("garbage".utf8) else {
+                Issue.record("downloadable is not the resume data")
+                return
+            }
+            let response = await request.serializingDownloadedFileURL().response
             guard case .failure(.createURLRequestFailed(let underlying)) = response.result else {
                 Issue.record("expected createURLRequestFailed, got \(response.result)")
                 return

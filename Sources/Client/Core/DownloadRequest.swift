@@ -66,8 +66,18 @@ public class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
+    /// What the download is made from: a request, or resume data.
+    public enum Downloadable: Sendable {
+        /// A request to send.
+        case request(any URLRequestConvertible)
+        /// Resume data of an earlier download (`Session.download(resumingWith:)`).
+        case resumeData(Data)
+    }
+
     /// What the request was built from.
     public let convertible: any URLRequestConvertible
+    /// What the download is made from.
+    public let downloadable: Downloadable
     /// Where the file goes when the download ends; `nil` keeps it at its temporary location.
     public let destination: Destination?
     let fileManager: FileManager
@@ -80,6 +90,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
     init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager,
          interceptor: (any RequestInterceptor)? = nil, session: Session, resumingFrom resumeData: Data? = nil) {
         self.resumption = DownloadResumption(resumeData)
+        self.downloadable = resumeData.map { .resumeData($0) } ?? .request(convertible)
         self.convertible = convertible
         self.modifier = modifier
         self.destination = destination
