@@ -24,10 +24,12 @@ extension FetchOptions {
         /// `-C N`: from byte N.
         case offset(Int)
 
-        /// Parses curl's `-C` value: `-` or a non-negative integer.
+        /// Parses curl's `-C` value: `-` or a non-negative integer (curl's two messages: a
+        /// negative number is not "positive", anything else not "proper").
         static func parse(_ text: String) throws(FetchUsageError) -> ContinueAt {
             if text == "-" { return .outputSize }
-            guard let value = Int(text), value >= 0 else { throw .notNumeric("-C") }
+            guard let value = Int(text) else { throw .notNumeric("-C") }
+            guard value >= 0 else { throw FetchUsageError(description: "option -C: expected a positive numerical parameter") }
             return .offset(value)
         }
     }
