@@ -94,6 +94,8 @@ extension DownloadRequest {
         guard let resumingFrom, sink.isOpen else { return false }
         switch ResumeDecision.decide(offset: resumingFrom.offset, etag: resumingFrom.etag, status: status, headers: headers) {
         case .append:
+            // MERGE: monitors: EventMonitor's urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)
+            // belongs here (offset `resumingFrom.offset`, total from Content-Range).
             resumption.state.withLock { $0.baseOffset = resumingFrom.offset }
         case .restart:
             if let error = sink.truncate() { abort(error, code: .cannotWriteToFile) }

@@ -163,6 +163,8 @@ extension Request {
                   CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
                                             responseHeaders: response.headers) else { return }
         }
+        // MERGE: monitors: EventMonitor's urlSession(_:dataTask:willCacheResponse:) belongs here,
+        // with `proposed`, before the handler is asked.
         let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,
                                                                                   responseTime: cacheState.responseTime)
         guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
