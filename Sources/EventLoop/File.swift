@@ -21,6 +21,9 @@ public final class File: @unchecked Sendable {
         /// Write only; a new file with mode 0600, failing with EEXIST if the name exists (also as
         /// a symbolic link): for temporary files in a directory other users can write to.
         case createNewPrivate
+        /// Write only, appending; the file must exist and must not be a symbolic link (a
+        /// resumed download's partial file).
+        case appendExisting
     }
 
     private var fd: Int32
@@ -37,6 +40,7 @@ public final class File: @unchecked Sendable {
         case .read: (O_RDONLY | O_CLOEXEC, 0)
         case .createOrTruncate: (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         case .createNewPrivate: (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        case .appendExisting: (O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0)
         }
         var opened: Int32 = -1
         repeat {
@@ -55,6 +59,21 @@ public final class File: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SocketError(errno: errno, syscall: "fstat") }
         return Int(info.st_size)
+    }
+
+    /// What identifies the open file: its device and inode, its owner, and whether it is a
+    /// regular file (a resumed download checks that its partial file is the one it wrote).
+    /// - Throws: `SocketError` from `fstat`.
+    public func identity() throws(SocketError) -> (device: UInt64, inode: UInt64, owner: UInt32, isRegular: Bool) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SocketError(errno: errno, syscall: "fstat") }
+        return (UInt64(info.st_dev), UInt64(info.st_ino), info.st_uid, (info.st_mode & S_IFMT) == S_IFREG)
+    }
+
+    /// Cuts the file to `length` bytes (appends then continue from there).
+    /// - Throws: `SocketError` from `ftruncate`.
+    public func truncate(to length: Int) throws(SocketError) {
+        guard ftruncate(fd, off_t(length)) == 0 else { throw SocketError(errno: errno, syscall: "ftruncate") }
     }
 
     /// Reads up to `buffer.count` bytes at the current position.

@@ -145,6 +145,7 @@ enum Usage {
          --unix-socket PATH  --abstract-unix-socket NAME
          -x, --proxy [SCHEME://][USER:PASS@]HOST[:PORT]  -U, --proxy-user USER:PASS  --noproxy LIST
          -p, --proxytunnel  --socks5 HOST[:PORT]  --socks5-hostname HOST[:PORT]
+         -C, --continue-at OFFSET|-  -r, --range RANGE
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

@@ -71,6 +71,10 @@ struct FetchOptions: Equatable {
     var limitRate: Int?
     /// `--max-filesize` in bytes (exit 63 when the body is larger).
     var maxFileSize: Int?
+    /// `-C`: resume the transfer (see `ContinueAt.swift`).
+    var continueAt: ContinueAt?
+    /// `-r`: the byte range asked for, without `bytes=`.
+    var range: String?
     /// `-w`: the format written after each transfer (`@file` already read).
     var writeOut: String?
     /// `-m`.

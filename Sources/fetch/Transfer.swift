@@ -25,6 +25,8 @@ final class Transfer {
     private(set) var errorMessage = ""
     /// When `run` started, and how long it took (seconds).
     private(set) var duration = 0.0
+    /// `-C`/`-r`: the Range sent and what the response means (`ContinueAt.swift`).
+    private var continuePlan: ContinuePlan?
 
     /// A transfer of `request` under `options`, writing to `output`.
     init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
@@ -48,6 +50,14 @@ final class Transfer {
         var headers = HTTPHeaders()
         // Appended, not replaced: repeated -H lines go out as curl sends them.
         for field in request.headers { headers.appendField(name: field.name, value: field.value) }
+        let outputPath: String? = switch output {
+        case .file(let path)?: path
+        case .remoteName?: Output.remoteName(request.url)
+        case nil: nil
+        }
+        let plan = ContinuePlan(options: options, outputPath: outputPath)
+        if let range = plan.rangeHeader, headers.value(for: "Range") == nil { headers.update(name: "Range", value: range) }
+        continuePlan = plan
         var urlRequest: URLRequest
         do {
             urlRequest = try URLRequest(url: request.url, method: HTTPMethod(rawValue: request.method), headers: headers)
@@ -92,17 +102,22 @@ final class Transfer {
         if let max = options.maxFileSize, body.count > max {
             return report(63, "Maximum file size exceeded")
         }
+        let outcome = continuePlan?.outcome(status: http.statusCode, headers: http.headers) ?? .write
+        if outcome == .alreadyComplete { return 0 }
+        if outcome == .cannotResume { return report(33, "HTTP server doesn't seem to support byte ranges. Cannot resume.") }
         var bytes = Data()
         if options.includeHeaders || options.headOnly { bytes.append(contentsOf: Array(head.utf8)) }
-        if !options.headOnly { bytes.append(body) }
+        if !options.headOnly && outcome != .ignoreBody { bytes.append(body) }
         switch output {
         case .file(let path) where path != "-":
-            guard Output.writeFile(path, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
+            guard Output.writeFile(path, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate,
+                                   append: outcome == .append || outcome == .ignoreBody) else {
                 return report(23, "Failed writing body")
             }
         case .remoteName:
             guard let name = Output.remoteName(request.url) else { return report(23, "Remote file name has no length!") }
-            guard Output.writeFile(name, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate) else {
+            guard Output.writeFile(name, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate,
+                                   append: outcome == .append || outcome == .ignoreBody) else {
                 return report(23, "Failed writing body")
             }
         case .file, nil:
@@ -135,9 +150,10 @@ final class Transfer {
 /// Where bytes go: files (with `--create-dirs`), standard output, write errors noticed.
 enum Output {
     /// Writes `data` to a new file at `path`; false on any error (including at close).
-    static func writeFile(_ path: String, _ data: Data, createDirectories: Bool, limitRate: Int? = nil) -> Bool {
+    /// `append` (`-C`) adds to the file instead of replacing it.
+    static func writeFile(_ path: String, _ data: Data, createDirectories: Bool, limitRate: Int? = nil, append: Bool = false) -> Bool {
         if createDirectories { makeParents(of: path) }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
         guard fd >= 0 else { return false }
         let written = write(fd, data, limitRate: limitRate)
         return close(fd) == 0 && written

@@ -44,6 +44,8 @@ struct FetchOptionsTests {
         Row(["-6", url]) { $0.ipVersion = .v6 },
         Row(["--http1.1", "--limit-rate", "10k", "--max-filesize", "2M", url]) { $0.limitRate = 10 * 1024; $0.maxFileSize = 2 << 20 },
         Row(["--http2", url]) { $0.unsupported = ["--http2: fetch speaks HTTP/1.1 only (use --http1.1)"] },
+        Row(["-C", "-", "-r", "5", url]) { $0.continueAt = .outputSize; $0.range = "5-" },
+        Row(["--continue-at", "100", "--range", "0-9,20-", url]) { $0.continueAt = .offset(100); $0.range = "0-9,20-" },
         Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
             $0.writeOut = "%{http_code}"
             $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-b, --cookie: not supported yet (no cookie engine in Client)"]
@@ -66,6 +68,8 @@ struct FetchOptionsTests {
         (["-sZ", url], "option -sZ: is unknown"),
         ([url, "-o"], "option -o: requires parameter"),
         (["-m", "abc", url], "option -m: expected a proper numerical parameter"),
+        (["-C", "-5", url], "option -C: expected a positive numerical parameter"),
+        (["-C", "abc", url], "option -C: expected a proper numerical parameter"),
         (["-s"], "no URL specified!"),
         ([], ""),
     ] as [([String], String)])

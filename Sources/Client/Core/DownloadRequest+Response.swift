@@ -18,7 +18,7 @@ extension DownloadRequest {
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let fileURL = self.fileURL
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
-            let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+            let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                          metrics: metrics, serializationDuration: 0, result: result)
             emit { [self] in $0.request(self, didParseResponse: value) }
             queue.async { completionHandler(value) }
@@ -80,7 +80,7 @@ extension DownloadRequest {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: nil,
+        let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                      metrics: metrics, serializationDuration: duration, result: result)
         emit { [self] in $0.request(self, didParseResponse: value) }
         return value

@@ -13,7 +13,13 @@ import EventLoop
 /// Each body chunk is written to a temporary file on the connection's loop before the next read
 /// from the socket, so a download of any size holds one receive buffer of it in memory. Without a
 /// destination the file stays in the temporary directory (`FileManager.temporaryDirectory`) under
-/// a unique name; ``fileURL`` says where. Resume data is not produced: ``resumeData`` is `nil`.
+/// a unique name; ``fileURL`` says where.
+///
+/// A download can be continued later, as URLSession's: `cancel(producingResumeData: true)`, or a
+/// transport failure mid-body, keeps the partial file and produces ``resumeData`` (Lariat's
+/// format, see `DownloadResumeData`) when the response allows it (a GET, a server that takes byte
+/// ranges, an `ETag` or `Last-Modified`); `Session.download(resumingWith:)` continues it. Resuming
+/// is in `DownloadRequest+Resume.swift`.
 public class DownloadRequest: Request, @unchecked Sendable {
     /// What to do at the destination before the file is moved there.
     public struct Options: OptionSet, Sendable {
@@ -60,17 +66,31 @@ public class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
+    /// What the download is made from: a request, or resume data.
+    public enum Downloadable: Sendable {
+        /// A request to send.
+        case request(any URLRequestConvertible)
+        /// Resume data of an earlier download (`Session.download(resumingWith:)`).
+        case resumeData(Data)
+    }
+
     /// What the request was built from.
     public let convertible: any URLRequestConvertible
+    /// What the download is made from.
+    public let downloadable: Downloadable
     /// Where the file goes when the download ends; `nil` keeps it at its temporary location.
     public let destination: Destination?
     let fileManager: FileManager
     private let modifier: RequestModifier?
-    private let sink = DownloadSink()
+    let sink = DownloadSink()
+    /// Resume data this download continues, and what it produces (`DownloadRequest+Resume.swift`).
+    let resumption: DownloadResumption
     private let validators = Mutex<[Validation]>([])
 
     init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager,
-         interceptor: (any RequestInterceptor)? = nil, session: Session) {
+         interceptor: (any RequestInterceptor)? = nil, session: Session, resumingFrom resumeData: Data? = nil) {
+        self.resumption = DownloadResumption(resumeData)
+        self.downloadable = resumeData.map { .resumeData($0) } ?? .request(convertible)
         self.convertible = convertible
         self.modifier = modifier
         self.destination = destination
@@ -81,25 +101,8 @@ public class DownloadRequest: Request, @unchecked Sendable {
 
     /// The downloaded file once the download finished and was moved, else `nil`.
     public var fileURL: URL? { sink.finalURL }
-    /// Always `nil`: Lariat does not produce resume data yet.
-    public var resumeData: Data? { nil }
-
-    /// Cancels the download; Lariat produces no resume data, so this is ``Request/cancel()``.
-    /// - Parameter shouldProduceResumeData: Ignored.
-    @discardableResult
-    public func cancel(producingResumeData shouldProduceResumeData: Bool) -> Self {
-        cancel()
-    }
-
-    /// Cancels the download and calls `completionHandler` with `nil` (no resume data).
-    @discardableResult
-    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
-        cancel()
-        underlyingQueue.async { completionHandler(nil) }
-        return self
-    }
-
     override func makeURLRequest() throws -> URLRequest {
+        if let resumed = try resumedURLRequest() { return resumed }
         var request = try convertible.asURLRequest()
         try modifier?(&request)
         return request
@@ -107,6 +110,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
 
     override func didReceive(head: TransportResponseHead) {
         record(head: head)
+        if resumedHeadReceived() { return }
         let url = fileManager.temporaryDirectory.appendingPathComponent("Lariat_\(UUID().uuidString).download")
         if let error = sink.open(url) { abort(error, code: .cannotCreateFile) }
     }
@@ -129,14 +133,16 @@ public class DownloadRequest: Request, @unchecked Sendable {
 
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
     /// handlers see (the transport's `.cancelled` that follows does not replace it).
-    private func abort(_ error: SocketError, code: URLError.Code) {
+    func abort(_ error: SocketError, code: URLError.Code) {
         abortExchange { request in .sessionTaskFailed(error: URLError.lariat(code, underlying: error, url: request?.url)) }
     }
 
     /// Closes the file and moves it where ``destination`` says (at once, on the request's queue).
     private func moveToDestination() {
+        defer { deliverResumeData() }
         guard let temporary = sink.close() else { return }
         let (failed, response) = mutable.withLock { ($0.error != nil, $0.response) }
+        if failed, keepForResuming() { return }
         guard !failed else { return sink.discard(fileManager) }
         didFinishDownloading(to: temporary)
         guard let destination, let response else {
@@ -220,6 +226,8 @@ final class DownloadSink: Sendable {
         var temporaryURL: URL?
         var finalURL: URL?
         var bytesWritten = 0
+        /// The open file's device and inode (resume data records them).
+        var identity: (device: UInt64, inode: UInt64)?
     }
 
     private let state = Mutex<State>(State())
@@ -234,12 +242,53 @@ final class DownloadSink: Sendable {
         state.withLock { state -> SocketError? in
             do throws(SocketError) {
                 // Private and new: the temporary directory is shared with other local users.
-                state.file = try File(path: url.path, mode: .createNewPrivate)
+                let file = try File(path: url.path, mode: .createNewPrivate)
+                let identity = try file.identity()
+                state.file = file
+                state.identity = (identity.device, identity.inode)
                 state.temporaryURL = url
                 return nil
             } catch {
                 return error
             }
+        }
+    }
+
+    /// Takes a resumed download's partial file, opened for appending (see `DownloadResumeData`).
+    func adopt(_ file: File, at url: URL, identity: (device: UInt64, inode: UInt64)) {
+        state.withLock { state in
+            state.file?.close()
+            state.file = file
+            state.temporaryURL = url
+            state.identity = identity
+            state.bytesWritten = 0
+        }
+    }
+
+    /// Whether a file is open (a resumed download's, before its response).
+    var isOpen: Bool { state.withLock { $0.file != nil } }
+
+    /// Empties the open file: a resumed download starts over.
+    func truncate() -> SocketError? {
+        state.withLock { state -> SocketError? in
+            do throws(SocketError) {
+                try state.file?.truncate(to: 0)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// The (closed) file's temporary URL and identity, forgotten here so nothing removes it:
+    /// resume data now owns it.
+    func release() -> (url: URL, device: UInt64, inode: UInt64)? {
+        state.withLock { state in
+            state.file?.close()
+            state.file = nil
+            defer { state.temporaryURL = nil }
+            guard let url = state.temporaryURL, let identity = state.identity else { return nil }
+            return (url, identity.device, identity.inode)
         }
     }
 

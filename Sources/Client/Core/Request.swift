@@ -87,6 +87,8 @@ public class Request: @unchecked Sendable {
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
         var interceptor: (any RequestInterceptor)?
+        /// HTTP caching (see `Request+Cache.swift`).
+        var cache = RequestCacheState()
     }
     let mutable = Mutex(Mutable())
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
@@ -221,7 +223,7 @@ public class Request: @unchecked Sendable {
         switch action {
         case .none: break
         case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
-        case .executeExchange(let exchange): didResumeTask(); session.pool.execute(exchange)
+        case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { session.pool.execute(exchange) }
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
@@ -287,6 +289,13 @@ public class Request: @unchecked Sendable {
     /// `isRecorded`: `urlRequest` is already the request's `request` (nothing adapted it), so
     /// the common path takes the lock once.
     private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
+        var urlRequest = urlRequest
+        switch cacheBeforeSend(urlRequest) {
+        case .network(let sending): urlRequest = sending
+        case .serve: break
+        case .unavailable:
+            return startFailed(.sessionTaskFailed(error: URLError(.resourceUnavailable, userInfo: urlRequest.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])))
+        }
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         didCreateURLRequest(urlRequest)
         (self as? UploadRequest)?.didCreateUploadable()
@@ -327,7 +336,7 @@ public class Request: @unchecked Sendable {
         switch event {
         case .head(let head):
             if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) {
-                didReceive(head: head)
+                deliverHeadThroughCache(head)
                 if let response { taskReceived(response, expectedLength: head.contentLength) }
             }
             return
@@ -353,6 +362,7 @@ public class Request: @unchecked Sendable {
     private func complete(onWorker: Bool) {
         taskEnded(bytesSent: nil)  // no-op unless a held, never-run exchange was cancelled
         didComplete()
+        storeInCache()
         runValidators()
         reportTaskCompletion()
         let sessionRetries = session.interceptor != nil

@@ -80,4 +80,28 @@ extension Session {
                         interceptor: interceptor, session: self)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
+
+    /// Continues a download from the resume data a cancelled or failed ``DownloadRequest``
+    /// produced (``DownloadRequest/resumeData``, `AFError.downloadResumeData`).
+    ///
+    /// The request is sent again with `Range: bytes=N-` and `If-Range`; a `206` continues the
+    /// partial file, a `200` (the resource changed) starts it over, a `206` that does not fit
+    /// fails with ``ResumeDataError``. Resume data that is not Lariat's, is of another version,
+    /// or names a file that is not its partial download fails the request with
+    /// `AFError.createURLRequestFailed(error:)` holding a ``ResumeDataError``, before any I/O.
+    /// - Parameters:
+    ///   - data: The resume data.
+    ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
+    /// - Returns: The request; it starts when a response handler is added.
+    public func download(
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        // The convertible is never asked: `DownloadRequest.makeURLRequest` builds the request
+        // from the resume data.
+        let placeholder = ClosureRequestConvertible { throw AFError.createURLRequestFailed(error: ResumeDataError(.malformed)) }
+        return DownloadRequest(convertible: placeholder, modifier: nil, destination: destination, fileManager: .default,
+                               interceptor: interceptor, session: self, resumingFrom: data)
+    }
 }

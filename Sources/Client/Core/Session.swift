@@ -71,6 +71,11 @@ open class Session: @unchecked Sendable {
     public let defaultEventMonitors: [any EventMonitor] = [AlamofireNotifications()]
     /// Requests from their first resume, suspend or cancel until they finish (`Session+Lifecycle.swift`).
     let activeRequests = ActiveRequests()
+    /// Decides what of each response goes into the configuration's ``URLCache``; a request's own
+    /// handler wins. `nil`: responses are stored as the cache rules allow.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
+    /// The configuration's cache, kept when the session was created (`Request+Cache.swift`).
+    let urlCache: URLCache?
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -91,6 +96,8 @@ open class Session: @unchecked Sendable {
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
     ///   - eventMonitors: Receive every request's events; `[AlamofireNotifications()]` by default.
+    ///   - cachedResponseHandler: Decides what of each response is stored in the configuration's
+    ///     ``URLCache``; `nil` (the default) stores what the cache rules allow.
     ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
     ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
@@ -112,6 +119,7 @@ open class Session: @unchecked Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         eventMonitors: [any EventMonitor] = [AlamofireNotifications()],
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: HostResolver = .system
@@ -129,6 +137,8 @@ open class Session: @unchecked Sendable {
         self.serializationQueue = serializationQueue ?? rootQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
+        self.cachedResponseHandler = cachedResponseHandler
+        self.urlCache = configuration.settings.cache.cache
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
         self.resolver = resolver

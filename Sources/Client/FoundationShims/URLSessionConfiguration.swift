@@ -33,6 +33,8 @@ public final class URLSessionConfiguration: Sendable {
         var isEphemeral = false
         /// The environment's proxies, as URLSession on Linux (libcurl) reads them.
         var proxy: ProxyConfiguration? = ProxyConfiguration.environment
+        /// ``urlCache`` (`URLSessionConfiguration+Cache.swift`).
+        var cache = URLCacheReference(URLCache.shared)
     }
 
     private let state: Mutex<Settings>
@@ -47,13 +49,17 @@ public final class URLSessionConfiguration: Sendable {
     }
 
     /// A new configuration that keeps no persistent state (no disk cache or cookie store).
-    /// Lariat keeps none anyway, so this differs from ``default`` only in its name. Each access
-    /// returns a new instance.
+    /// Its ``urlCache`` is its own memory-only cache (512 KiB), not ``URLCache/shared``. Each
+    /// access returns a new instance.
     public class var ephemeral: URLSessionConfiguration {
         var settings = Settings()
         settings.isEphemeral = true
+        settings.cache = URLCacheReference(URLCache(memoryCapacity: 512 * 1024, diskCapacity: 0))
         return URLSessionConfiguration(settings)
     }
+
+    /// Changes settings under the lock (for extensions in other files).
+    func update(_ change: (inout Settings) -> Void) { state.withLock { change(&$0) } }
 
     /// All settings at once, read under a single lock acquisition.
     var settings: Settings {
@@ -148,7 +154,7 @@ public final class URLSessionConfiguration: Sendable {
     }
 
     /// The cache policy for requests that do not set one. ``URLRequest/CachePolicy/useProtocolCachePolicy``
-    /// by default; Lariat has no cache yet, so every policy loads from the network.
+    /// by default; a request whose own policy is `.useProtocolCachePolicy` uses this one.
     public var requestCachePolicy: URLRequest.CachePolicy {
         get { state.withLock { $0.requestCachePolicy } }
         set { state.withLock { $0.requestCachePolicy = newValue } }

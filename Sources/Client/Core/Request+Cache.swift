@@ -1,0 +1,193 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Synchronization
+import Wire
+
+// HTTP caching in the request path, for the GET requests of a DataRequest (not uploads,
+// downloads or streams), with the session's URLCache:
+//
+//   send ──▶ cacheBeforeSend: the policy (the request's, or the configuration's when the request
+//            says .useProtocolCachePolicy) and CacheFreshness decide:
+//              fresh hit ─▶ the exchange is answered from the cache (serveFromCache), no I/O
+//              stale hit with a validator ─▶ If-None-Match / If-Modified-Since added
+//              miss under .returnCacheDataDontLoad ─▶ URLError.resourceUnavailable
+//   head ──▶ deliverHeadThroughCache: a 304 to our conditional request becomes the stored
+//            response with the 304's fields merged in (RFC 9111 §4.3.4), its body fed in
+//   end  ──▶ storeInCache: a storable response (CacheFreshness.isStorable) goes through the
+//            request's or session's CachedResponseHandler into the cache.
+
+/// A request's caching state, inside `Request.Mutable`.
+struct RequestCacheState {
+    /// `cacheResponse(using:)`'s handler.
+    var handler: (any CachedResponseHandler)?
+    /// The stored response the current exchange answers with, without I/O.
+    var serving: CachedURLResponse?
+    /// The stored response a conditional request is revalidating.
+    var revalidating: CachedURLResponse?
+    /// The response came from the cache (served, or a 304 merged): store only the refresh.
+    var fromCache = false
+    /// When the current exchange's request was sent and its head arrived (seconds since 1970).
+    var requestTime = 0.0
+    var responseTime = 0.0
+}
+
+/// What the cache says before an exchange.
+enum CacheLookup {
+    /// Send this request (maybe made conditional).
+    case network(URLRequest)
+    /// Answer with this stored response.
+    case serve(CachedURLResponse)
+    /// `.returnCacheDataDontLoad` and nothing stored.
+    case unavailable
+}
+
+/// Numbers the task stand-ins handed to cache handlers.
+private let nextTaskIdentifier = Atomic<Int>(0)
+
+extension Request {
+    /// The handler set with ``cacheResponse(using:)``, if any.
+    public var cachedResponseHandler: (any CachedResponseHandler)? { mutable.withLock { $0.cache.handler } }
+
+    /// Sets the handler deciding what of this request's response is stored in the session's
+    /// ``URLCache``; it wins over the session's.
+    /// - Parameter handler: The handler.
+    /// - Returns: The request.
+    @discardableResult
+    public func cacheResponse(using handler: any CachedResponseHandler) -> Self {
+        mutable.withLock { $0.cache.handler = handler }
+        return self
+    }
+
+    /// Whether this request uses the URL cache: a DataRequest's GET, when the session has a cache.
+    private func cache(for request: URLRequest) -> URLCache? {
+        guard let cache = session.urlCache, self is DataRequest, !(self is UploadRequest), request.method == .get else { return nil }
+        return cache
+    }
+
+    /// The effective policy: the request's, or the configuration's for `.useProtocolCachePolicy`.
+    private func policy(of request: URLRequest) -> URLRequest.CachePolicy {
+        request.cachePolicy == .useProtocolCachePolicy ? session.configuration.requestCachePolicy : request.cachePolicy
+    }
+
+    /// Decides, before an exchange is made, whether the cache answers, or what to send.
+    func cacheBeforeSend(_ request: URLRequest) -> CacheLookup {
+        // Requests without a cache pay nothing here: no clock read, no lock.
+        guard let cache = cache(for: request) else { return .network(request) }
+        let now = Date().timeIntervalSince1970
+        mutable.withLock { $0.cache.serving = nil; $0.cache.revalidating = nil; $0.cache.fromCache = false; $0.cache.requestTime = now }
+        let policy = policy(of: request)
+        switch policy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
+            return .network(request)
+        default: break
+        }
+        guard let stored = cache.cachedResponse(for: request) else {
+            return policy == .returnCacheDataDontLoad ? .unavailable : .network(request)
+        }
+        let serve: Bool
+        switch policy {
+        case .returnCacheDataElseLoad, .returnCacheDataDontLoad: serve = true
+        case .reloadRevalidatingCacheData: serve = false
+        default:
+            serve = CacheFreshness.evaluate(requestHeaders: request.headers, responseHeaders: stored.response.headers,
+                                            requestTime: stored.requestTime, responseTime: stored.responseTime, now: now) == .fresh
+        }
+        if serve {
+            mutable.withLock { $0.cache.serving = stored; $0.cache.fromCache = true }
+            return .serve(stored)
+        }
+        // Stale: revalidate with the stored validators, unless the caller sent conditions of its own.
+        var conditional = request
+        let etag = stored.response.headers.value(for: "ETag")
+        let lastModified = stored.response.headers.value(for: "Last-Modified")
+        let callerConditions = request.headers.value(for: "If-None-Match") != nil || request.headers.value(for: "If-Modified-Since") != nil
+        guard !callerConditions, etag != nil || lastModified != nil else { return .network(request) }
+        if let etag { conditional.headers.update(name: "If-None-Match", value: etag) }
+        if let lastModified { conditional.headers.update(name: "If-Modified-Since", value: lastModified) }
+        mutable.withLock { $0.cache.revalidating = stored }
+        return .network(conditional)
+    }
+
+    /// Answers `exchange` from the stored response chosen by ``cacheBeforeSend(_:)``, on this
+    /// thread, as the transport would: head, body, end. Returns false when there is none.
+    func serveFromCache(_ exchange: Exchange) -> Bool {
+        guard let stored = mutable.withLock({ $0.cache.serving }) else { return false }
+        let head = stored.response
+        var fields: [(name: String, value: String)] = []
+        for field in head.headers { fields.append((field.name, field.value)) }
+        exchange.deliver(.head(TransportResponseHead(status: head.statusCode, version: .http11, reason: "", fields: fields,
+                                                     contentLength: stored.data.count)))
+        stored.data.withUnsafeBytes { exchange.deliverBody($0) }
+        exchange.complete(.end(TransportSummary(timings: exchange.timings, isReusedConnection: false)))
+        return true
+    }
+
+    /// Hands the head to the request; a 304 answering our revalidation becomes the stored
+    /// response refreshed with the 304's fields, and its stored body follows.
+    func deliverHeadThroughCache(_ head: TransportResponseHead) {
+        guard session.urlCache != nil, self is DataRequest else { return didReceive(head: head) }
+        let now = Date().timeIntervalSince1970
+        let revalidating = mutable.withLock { state -> CachedURLResponse? in
+            state.cache.responseTime = now
+            return state.cache.revalidating
+        }
+        guard let revalidating, head.status == 304, mutable.withLock({ $0.cache.serving == nil }) else {
+            return didReceive(head: head)
+        }
+        // RFC 9111 §3.2: the 304's fields replace the stored ones, framing and hop-by-hop excepted.
+        let excluded: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade"]
+        var merged = revalidating.response.headers
+        for field in head.fields where !excluded.contains(field.name.lowercased()) && !field.name.lowercased().hasPrefix("proxy-") {
+            merged.update(name: field.name, value: field.value)
+        }
+        var fields: [(name: String, value: String)] = []
+        for field in merged { fields.append((field.name, field.value)) }
+        mutable.withLock { $0.cache.fromCache = true }
+        didReceive(head: TransportResponseHead(status: revalidating.response.statusCode, version: head.version, reason: "",
+                                               fields: fields, contentLength: revalidating.data.count))
+        revalidating.data.withUnsafeBytes { didReceiveBody($0) }
+    }
+
+    /// After the exchange: stores the response (or the refreshed one) when the cache rules and
+    /// the handler allow.
+    func storeInCache() {
+        guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return }
+        let (request, response, failed, cacheState) = mutable.withLock { ($0.request, $0.response, $0.error != nil, $0.cache) }
+        guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return }
+        let body = (self as? DataRequest)?.data ?? Data()
+        if !cacheState.fromCache {
+            guard CacheFreshness.isWorthStoring(response.headers),
+                  CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
+                                            responseHeaders: response.headers) else { return }
+        }
+        // MERGE: monitors: EventMonitor's urlSession(_:dataTask:willCacheResponse:) belongs here,
+        // with `proposed`, before the handler is asked.
+        let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,
+                                                                                  responseTime: cacheState.responseTime)
+        guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
+            return cache.storeCachedResponse(proposed, for: request)
+        }
+        let task = URLSessionDataTask(taskIdentifier: nextTaskIdentifier.add(1, ordering: .relaxed).newValue,
+                                      originalRequest: request, currentRequest: request, response: response)
+        handler.dataTask(task, willCacheResponse: proposed) { chosen in
+            // A handler's copy keeps this exchange's times and Vary values.
+            guard let chosen else { return }
+            cache.storeCachedResponse(chosen.bound(to: request, requestTime: proposed.requestTime, responseTime: proposed.responseTime),
+                                      for: request)
+        }
+    }
+}
+
+extension CacheFreshness {
+    /// Whether storing could ever pay off under the default policy: the response has explicit
+    /// freshness (`max-age`, `Expires`) or a validator (`ETag`, `Last-Modified`). Apple stores
+    /// every storable response; Lariat skips the rest, which no request could reuse without
+    /// `.returnCacheDataElseLoad`, to keep the copy off every plain GET.
+    static func isWorthStoring(_ headers: HTTPHeaders) -> Bool {
+        CacheControl(headers).maxAge != nil || headers.value(for: "Expires") != nil
+            || headers.value(for: "ETag") != nil || headers.value(for: "Last-Modified") != nil
+    }
+}

@@ -1,0 +1,158 @@
+// HTTP caching in the request path against ScriptedServer: a fresh hit never touches the
+// network, a stale one goes out conditional and a 304 answers with the stored body, the cache
+// policies, CachedResponseHandler, and the default configuration's cache. httpbin's /cache,
+// /cache/n and /etag when LARIAT_HTTPBIN is set.
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Testing
+import LariatTestSupport
+@testable import Client
+
+/// A session with a cache of its own (tests must not share URLCache.shared).
+private func cachingSession(_ cache: URLCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0),
+                            handler: (any CachedResponseHandler)? = nil) -> Session {
+    let configuration = URLSessionConfiguration.af.default
+    configuration.urlCache = cache
+    return Session(configuration: configuration, cachedResponseHandler: handler)
+}
+
+private func ok(_ body: String, _ extra: String) -> ScriptedServer.Step {
+    .send("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\(extra)\r\n\(body)")
+}
+
+private let httpbinForCache: String? = ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"].flatMap { $0.isEmpty ? nil : $0 }
+
+extension ClientIntegrationTests {
+    @Suite("HTTP caching")
+    struct CacheRequestTests {
+        @Test("a fresh hit is served without touching the network")
+        func freshHit() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, ok("cached body", "Cache-Control: max-age=600\r\n")])
+            defer { server.stop() }
+            let session = cachingSession()
+            let first = await session.request(loopbackURL(server, "/fresh")).serializingString().response
+            #expect(first.value == "cached body")
+            let second = await session.request(loopbackURL(server, "/fresh")).serializingString().response
+            #expect(second.value == "cached body", "\(second.result)")
+            #expect(second.response?.statusCode == 200)
+            #expect(server.connectionCount == 1)
+            #expect(server.requests(onConnection: 0).count == 1, "the second request reached the server")
+        }
+
+        @Test("a stale entry is revalidated with If-None-Match and If-Modified-Since; the 304 answers with the stored body")
+        func revalidation() async throws {
+            let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+            let server = try ScriptedServer(script: [
+                .expectRequest, ok("version one", "Cache-Control: max-age=0\r\nETag: \"v1\"\r\nLast-Modified: \(lastModified)\r\nX-Step: first\r\n"),
+                .expectRequest, .send("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nX-Step: refreshed\r\nCache-Control: max-age=600\r\n\r\n"),
+            ])
+            defer { server.stop() }
+            let session = cachingSession()
+            _ = await session.request(loopbackURL(server, "/etag")).serializingString().response
+            let second = await session.request(loopbackURL(server, "/etag")).serializingString().response
+            #expect(second.value == "version one", "\(second.result)")
+            #expect(second.response?.statusCode == 200)
+            #expect(second.response?.headers.value(for: "X-Step") == "refreshed", "the 304's fields replace the stored ones")
+            let sent = String(decoding: server.requests(onConnection: 0).last ?? [], as: UTF8.self)
+            #expect(sent.contains("If-None-Match: \"v1\"\r\n"), "\(sent)")
+            #expect(sent.contains("If-Modified-Since: \(lastModified)\r\n"), "\(sent)")
+            // Refreshed with max-age=600: a third request is a fresh hit.
+            let third = await session.request(loopbackURL(server, "/etag")).serializingString().response
+            #expect(third.value == "version one")
+            #expect(server.requests(onConnection: 0).count == 2)
+        }
+
+        @Test("returnCacheDataDontLoad with nothing stored: resourceUnavailable, no connection")
+        func dontLoadMiss() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, ok("x", "")])
+            defer { server.stop() }
+            var request = try URLRequest(url: loopbackURL(server, "/none"), method: .get)
+            request.cachePolicy = .returnCacheDataDontLoad
+            let response = await cachingSession().request(request).serializingData().response
+            #expect(sessionTaskURLError(response.result)?.code == .resourceUnavailable, "\(response.result)")
+            #expect(server.connectionCount == 0)
+        }
+
+        @Test("returnCacheDataElseLoad serves a stale entry; reloadIgnoringLocalCacheData goes to the network")
+        func policies() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, ok("old", "Cache-Control: max-age=0\r\nETag: \"a\"\r\n"),
+                .expectRequest, ok("new", "Cache-Control: max-age=0\r\nETag: \"b\"\r\n"),
+            ])
+            defer { server.stop() }
+            let session = cachingSession()
+            _ = await session.request(loopbackURL(server, "/p")).serializingString().response
+            var elseLoad = try URLRequest(url: loopbackURL(server, "/p"), method: .get)
+            elseLoad.cachePolicy = .returnCacheDataElseLoad
+            #expect(await session.request(elseLoad).serializingString().response.value == "old")
+            var reload = try URLRequest(url: loopbackURL(server, "/p"), method: .get)
+            reload.cachePolicy = .reloadIgnoringLocalCacheData
+            #expect(await session.request(reload).serializingString().response.value == "new")
+            let sent = String(decoding: server.requests(onConnection: 0).last ?? [], as: UTF8.self)
+            #expect(!sent.contains("If-None-Match"), "a reload is not conditional")
+        }
+
+        @Test("ResponseCacher.doNotCache on the request, .modify on the session")
+        func handlers() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, ok("one", "Cache-Control: max-age=600\r\n"),
+                .expectRequest, ok("two", "Cache-Control: max-age=600\r\n"),
+            ])
+            defer { server.stop() }
+            let modified = ResponseCacher.modify { _, response in
+                CachedURLResponse(response: response.response, data: Data("changed".utf8))
+            }
+            let session = cachingSession(handler: modified)
+            _ = await session.request(loopbackURL(server, "/h")).cacheResponse(using: .doNotCache).serializingString().response
+            #expect(await session.request(loopbackURL(server, "/h")).serializingString().response.value == "two")
+            #expect(await session.request(loopbackURL(server, "/h")).serializingString().response.value == "changed")
+        }
+
+        @Test("no-store is never stored")
+        func noStore() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, ok("secret", "Cache-Control: no-store, max-age=600\r\n"),
+                .expectRequest, ok("again", "Cache-Control: no-store\r\n"),
+            ])
+            defer { server.stop() }
+            let session = cachingSession()
+            _ = await session.request(loopbackURL(server, "/s")).serializingString().response
+            #expect(await session.request(loopbackURL(server, "/s")).serializingString().response.value == "again")
+        }
+
+        @Test("the default configuration uses URLCache.shared, memory only; ephemeral a cache of its own")
+        func defaults() {
+            #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)
+            #expect(URLCache.shared.diskCapacity == 0 && URLCache.shared.memoryCapacity == 512 * 1024)
+            let ephemeral = URLSessionConfiguration.ephemeral.urlCache
+            #expect(ephemeral != nil && ephemeral !== URLCache.shared && ephemeral?.diskCapacity == 0)
+        }
+
+        @Test("httpbin /cache, /cache/n and /etag", .enabled(if: httpbinForCache != nil, "needs LARIAT_HTTPBIN"))
+        func httpbin() async throws {
+            let base = try #require(httpbinForCache)
+            let session = cachingSession()
+            // /cache/60: Cache-Control: public, max-age=60 → the second is a hit (same body, same date).
+            let first = await session.request("\(base)/cache/60").serializingData().response
+            let second = await session.request("\(base)/cache/60").serializingData().response
+            #expect(first.data != nil && first.data == second.data)
+            // /etag/{etag}: revalidated with If-None-Match, 304 answered from the store.
+            let etagFirst = await session.request("\(base)/etag/abc").serializingData().response
+            #expect(etagFirst.response?.headers.value(for: "ETag") != nil)
+            var revalidate = try URLRequest(url: "\(base)/etag/abc", method: .get)
+            revalidate.cachePolicy = .reloadRevalidatingCacheData
+            let etagSecond = await session.request(revalidate).serializingData().response
+            #expect(etagSecond.response?.statusCode == 200)
+            #expect(etagSecond.data == etagFirst.data)
+            // /cache: Last-Modified and ETag; revalidated the same way.
+            let cacheFirst = await session.request("\(base)/cache").serializingData().response
+            var again = try URLRequest(url: "\(base)/cache", method: .get)
+            again.cachePolicy = .reloadRevalidatingCacheData
+            let cacheSecond = await session.request(again).serializingData().response
+            #expect(cacheSecond.response?.statusCode == 200 && cacheSecond.data == cacheFirst.data)
+        }
+    }
+}
