@@ -45,7 +45,6 @@ enum CacheLookup {
 }
 
 /// Numbers the task stand-ins handed to cache handlers.
-private let nextTaskIdentifier = Atomic<Int>(0)
 
 extension Request {
     /// The handler set with ``cacheResponse(using:)``, if any.
@@ -170,8 +169,8 @@ extension Request {
         guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
             return cache.storeCachedResponse(proposed, for: request)
         }
-        let task = URLSessionDataTask(taskIdentifier: nextTaskIdentifier.add(1, ordering: .relaxed).newValue,
-                                      originalRequest: request, currentRequest: request, response: response)
+        let task = (self.task as? URLSessionDataTask)
+            ?? URLSessionDataTask(taskIdentifier: session.session.makeTaskIdentifier(), request: request, owner: self)
         handler.dataTask(task, willCacheResponse: proposed) { chosen in
             // A handler's copy keeps this exchange's times and Vary values.
             guard let chosen else { return }

@@ -53,18 +53,6 @@ struct MultipartUpload: UploadableConvertible {
     }
 }
 
-extension DownloadRequest {
-    /// What a download fetches.
-    public enum Downloadable: Sendable {
-        /// The response to a request.
-        case request(any URLRequestConvertible)
-        // MERGE: resume-cache adds `case resumeData(Data)` with `download(resumingWith:)`.
-    }
-
-    /// What the request was created to download.
-    public var downloadable: Downloadable { .request(convertible) }
-}
-
 extension Session {
     /// Modifies a URLRequest before it is sent (the same type as the top-level ``RequestModifier``).
     public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
