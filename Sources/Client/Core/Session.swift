@@ -52,7 +52,7 @@ open class Session: @unchecked Sendable {
     /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
     let pool: ConnectionPool
-    private let settings: URLSessionConfiguration.Settings
+    let settings: URLSessionConfiguration.Settings
 
     /// Creates a session.
     /// - Parameters:
@@ -233,6 +233,9 @@ open class Session: @unchecked Sendable {
             default: fields.append((header.name, header.value))
             }
         }
+        // Cookies for this exchange's own URL (every redirect hop asks again), unless the
+        // request carries its own Cookie field, which is kept as URLSession keeps it.
+        if let cookie = settings.cookieFieldValue(for: request, url: url) { fields.append(("Cookie", cookie)) }
         let method = request.httpMethod ?? "GET"
         let body = uploadBody ?? request.httpBody.map(RequestBody.data)
         let framing: RequestFraming
