@@ -46,8 +46,8 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     /// Whether the cookie is host-only: sent to exactly ``domain``, not its subdomains.
     var isHostOnly: Bool { !domain.hasPrefix(".") }
 
-    /// ``domain`` without its leading dot.
-    var bareDomain: String { isHostOnly ? domain : String(domain.dropFirst()) }
+    /// ``domain`` without its leading dot (stored: storage limits compare it for every cookie).
+    let bareDomain: String
 
     /// The storage identity: RFC 6265 §5.3 step 11 replaces a cookie with the same name, domain
     /// and path.
@@ -68,6 +68,7 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
         self.name = name
         self.value = value
         self.domain = domain.lowercased()
+        self.bareDomain = self.domain.hasPrefix(".") ? String(self.domain.dropFirst()) : self.domain
         self.path = path
         self.expiresDate = expiresDate
         self.isSecure = isSecure

@@ -27,14 +27,15 @@ public final class HTTPCookieStorage: Sendable, Hashable {
 
     /// One stored cookie and when it was created (§5.3 step 11.3 keeps a replaced cookie's
     /// creation time, which orders the `Cookie` field).
-    private struct Entry {
+    fileprivate struct Entry {
         var cookie: HTTPCookie
         var created: Date
         var sequence: UInt64
     }
 
-    private struct State {
+    fileprivate struct State {
         var entries: [HTTPCookie.Key: Entry] = [:]
+        var domainCounts: [String: Int] = [:]
         var nextSequence: UInt64 = 0
         var policy: HTTPCookie.AcceptPolicy = .always
     }
@@ -133,14 +134,16 @@ public final class HTTPCookieStorage: Sendable, Hashable {
     ///
     /// - Parameter cookie: The cookie.
     public func deleteCookie(_ cookie: HTTPCookie) {
-        _ = state.withLock { $0.entries.removeValue(forKey: cookie.key) }
+        _ = state.withLock { $0.remove(cookie.key) }
     }
 
     /// Removes every cookie created at or after `date`.
     ///
     /// - Parameter date: The earliest creation time removed.
     public func removeCookies(since date: Date) {
-        state.withLock { state in state.entries = state.entries.filter { $0.value.created < date } }
+        state.withLock { state in
+            for (key, entry) in state.entries where entry.created >= date { state.remove(key) }
+        }
     }
 
     /// Whether nothing is stored (one lock, for the request path's fast exit).
@@ -170,27 +173,41 @@ public final class HTTPCookieStorage: Sendable, Hashable {
         cookie.expiresDate.map { $0 <= now } ?? false
     }
 
-    /// §5.3 step 11 and §5.3's eviction, under the lock.
+    /// §5.3 step 11 and §5.3's eviction, under the lock. The per-domain count is kept in
+    /// `domainCounts` so a store costs a scan of the entries only when a limit is passed.
     private static func store(_ cookie: HTTPCookie, in state: inout State, now: Date) {
         let key = cookie.key
-        let previous = state.entries.removeValue(forKey: key)
+        let previous = state.remove(key)
         guard !isExpired(cookie, now: now) else { return }  // an expired cookie only deletes
         state.nextSequence += 1
-        state.entries[key] = Entry(
-            cookie: cookie, created: previous?.created ?? now, sequence: previous?.sequence ?? state.nextSequence)
-        let sameDomain = state.entries.values.filter { $0.cookie.bareDomain == cookie.bareDomain }
-        guard sameDomain.count > maxCookiesPerDomain || state.entries.count > maxCookies else { return }
+        state.insert(Entry(cookie: cookie, created: previous?.created ?? now, sequence: previous?.sequence ?? state.nextSequence))
+        guard state.domainCounts[cookie.bareDomain, default: 0] > maxCookiesPerDomain || state.entries.count > maxCookies else { return }
         // Over a limit: expired cookies go first, then the oldest of the domain, then the oldest overall.
-        state.entries = state.entries.filter { !isExpired($0.value.cookie, now: now) }
-        evictOldest(from: &state, where: { $0.cookie.bareDomain == cookie.bareDomain }, keeping: maxCookiesPerDomain)
-        evictOldest(from: &state, where: { _ in true }, keeping: maxCookies)
+        for (key, entry) in state.entries where isExpired(entry.cookie, now: now) { state.remove(key) }
+        while state.domainCounts[cookie.bareDomain, default: 0] > maxCookiesPerDomain,
+            let oldest = state.entries.values.filter({ $0.cookie.bareDomain == cookie.bareDomain }).min(by: { $0.sequence < $1.sequence })
+        {
+            state.remove(oldest.cookie.key)
+        }
+        while state.entries.count > maxCookies, let oldest = state.entries.values.min(by: { $0.sequence < $1.sequence }) {
+            state.remove(oldest.cookie.key)
+        }
+    }
+}
+
+extension HTTPCookieStorage.State {
+    /// Adds an entry, counting its domain.
+    fileprivate mutating func insert(_ entry: HTTPCookieStorage.Entry) {
+        entries[entry.cookie.key] = entry
+        domainCounts[entry.cookie.bareDomain, default: 0] += 1
     }
 
-    private static func evictOldest(from state: inout State, where included: (Entry) -> Bool, keeping limit: Int) {
-        let candidates = state.entries.values.filter(included)
-        guard candidates.count > limit else { return }
-        for entry in candidates.sorted(by: { $0.sequence < $1.sequence }).prefix(candidates.count - limit) {
-            state.entries.removeValue(forKey: entry.cookie.key)
-        }
+    /// Removes an entry, uncounting its domain.
+    @discardableResult
+    fileprivate mutating func remove(_ key: HTTPCookie.Key) -> HTTPCookieStorage.Entry? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        let domain = entry.cookie.bareDomain
+        if domainCounts[domain, default: 0] <= 1 { domainCounts[domain] = nil } else { domainCounts[domain]! -= 1 }
+        return entry
     }
 }
