@@ -60,10 +60,17 @@ struct CookieStorageTests {
         let site = HTTPCookie(properties: [.name: "s", .value: "v", .domain: "www.example.com"])!
         store.store([site], for: url("https://www.example.com/"), mainDocumentURL: url("https://example.com/"), policy: .onlyFromMainDocumentDomain)
         #expect(store.cookies?.count == 2)
+        // An IP address or a public-suffix host is its own site (the registrable domain of
+        // 127.0.0.1 is not `0.1`; this refused every loopback cookie before the fix).
+        for origin in ["http://127.0.0.1:8080/", "http://localhost/"] {
+            let own = try! SetCookieParser.parse("ip=1", for: url(origin)).get()
+            store.store([own], for: url(origin), mainDocumentURL: nil, policy: .onlyFromMainDocumentDomain)
+        }
+        #expect(store.cookies?.count == 4)
         store.cookieAcceptPolicy = .never
         store.setCookie(HTTPCookie(properties: [.name: "n", .value: "v", .domain: "x.com"])!)
         store.setCookies([HTTPCookie(properties: [.name: "n", .value: "v", .domain: "x.com"])!], for: url("https://x.com/"), mainDocumentURL: nil)
-        #expect(store.cookies?.count == 2)
+        #expect(store.cookies?.count == 4)
     }
 
     @Test("deleteCookie and removeCookies(since:)")

@@ -117,10 +117,12 @@ public final class HTTPCookieStorage: Sendable, Hashable {
         case .never: return
         case .onlyFromMainDocumentDomain:
             guard let mainHost = (mainDocumentURL ?? url).flatMap(CookieMatching.canonicalHost(of:)) else { return }
-            let site = PublicSuffixList.shared.registrableDomain(mainHost) ?? mainHost
+            // The main document's site: its registrable domain, or the host itself for an IP
+            // address or a host that is a public suffix (`localhost`).
+            let site = CookieMatching.isIPAddress(mainHost) ? mainHost : PublicSuffixList.shared.registrableDomain(mainHost) ?? mainHost
             accepted = cookies.filter { cookie in
                 let domain = cookie.bareDomain
-                return CookieMatching.domainMatches(host: domain, domain: site) || CookieMatching.domainMatches(host: site, domain: domain)
+                return domain == site || domain.hasSuffix("." + site)
             }
         }
         guard !accepted.isEmpty else { return }
