@@ -86,6 +86,7 @@ struct Fetch {
             // As curl: every URL is tried; the run's status is the last transfer's.
             status = result
         }
+        options.cookies.save(from: session.configuration, showsWarnings: !options.silent)
         exit(status)
     }
 
@@ -109,6 +110,7 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
+        options.cookies.configure(configuration)
         if options.insecure && options.showsErrors { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -141,6 +143,8 @@ enum Usage {
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
          -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE
          --unix-socket PATH  --abstract-unix-socket NAME
+         -b, --cookie 'n=v; n2=v2'|FILE  -c, --cookie-jar FILE  -j, --junk-session-cookies
+         --retry N  --retry-delay S  --retry-max-time S  --retry-connrefused  --retry-all-errors
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3
