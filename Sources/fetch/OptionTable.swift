@@ -179,8 +179,15 @@ enum OptionTable {
             guard let count = Int(text), count >= 0 else { throw .notNumeric("--retry") }
             options.retry.count = count
         },
-        value("retry-delay") { options, text throws(FetchUsageError) in options.retry.delay = try seconds("--retry-delay", text) },
-        value("retry-max-time") { options, text throws(FetchUsageError) in options.retry.maxTime = try seconds("--retry-max-time", text) },
+        // curl 7.88 takes whole seconds here (a fraction is a usage error, exit 2).
+        value("retry-delay") { options, text throws(FetchUsageError) in
+            guard let delay = Int(text), delay >= 0 else { throw .notNumeric("--retry-delay") }
+            options.retry.delay = Double(delay)
+        },
+        value("retry-max-time") { options, text throws(FetchUsageError) in
+            guard let maxTime = Int(text), maxTime >= 0 else { throw .notNumeric("--retry-max-time") }
+            options.retry.maxTime = Double(maxTime)
+        },
         flag("retry-connrefused") { $0.retry.connectionRefused = $1 },
         flag("retry-all-errors") { $0.retry.allErrors = $1 },
     ]
