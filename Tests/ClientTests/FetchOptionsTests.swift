@@ -46,7 +46,8 @@ struct FetchOptionsTests {
         Row(["--http2", url]) { $0.unsupported = ["--http2: fetch speaks HTTP/1.1 only (use --http1.1)"] },
         Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
             $0.writeOut = "%{http_code}"
-            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-b, --cookie: not supported yet (no cookie engine in Client)"]
+            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)"]
+            $0.cookies.literals = ["c=1"]
         },
         Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
     ]
