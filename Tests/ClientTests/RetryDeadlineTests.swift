@@ -64,3 +64,30 @@ extension ClientIntegrationTests {
         }
     }
 }
+
+extension ClientIntegrationTests {
+    @Suite("Retried downloads")
+    struct RetriedDownloadTests {
+        @Test("a retried download without .removePreviousFile replaces the failed attempt's file")
+        func retriedDownloadMovesAgain() async throws {
+            // The 503 attempt's file is moved to the destination before validation fails; the
+            // retry's move then found it there and failed (downloadedFileMoveFailed).
+            let server = try ScriptedServer(scripts: .inOrder([
+                [.expectRequest, cannedResponse("first", status: "503 Service Unavailable", extra: "Connection: close\r\n"), .close],
+                [.expectRequest, cannedResponse("second")],
+            ]))
+            defer { server.stop() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lariat-retry-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let target = directory.appendingPathComponent("file")
+            let request = Session(configuration: .ephemeral).download(
+                "http://127.0.0.1:\(server.port)/", interceptor: RetryPolicy(exponentialBackoffScale: 0.001),
+                to: { _, _ in (target, []) })
+            let response = await request.validate().serializingDownloadedFileURL().response
+            #expect(response.value == target, "\(response.result)")
+            #expect(request.retryCount == 1)
+            #expect(FileManager.default.contents(atPath: target.path) == Data("second".utf8))
+        }
+    }
+}
