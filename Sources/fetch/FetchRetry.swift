@@ -7,8 +7,8 @@
 //   --retry-delay S         wait S seconds between attempts; without it (or with 0) the wait
 //                           is 1 s, doubling after each retry, at most 10 min;
 //   --retry-max-time S      no retry starts once S seconds have passed since the first attempt.
-// A 429 or 503's `Retry-After` (seconds) replaces a shorter wait; when it would pass
-// --retry-max-time there is no retry. Each retry prints curl's warning on standard error
+// A retried status's `Retry-After` (delay-seconds; curl also reads an HTTP-date, fetch does not)
+// replaces a shorter wait; when it would pass --retry-max-time there is no retry. Each retry prints curl's warning on standard error
 // (hidden by -s), after the failed attempt's own error line:
 //   Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left.
 // A retried attempt's response body is not written (curl writes it to standard output before
@@ -97,8 +97,9 @@ final class FetchRetrier: RequestRetrier {
         let elapsed = state.withLock { ContinuousClock.now - $0.start }
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if let maxTime = options.maxTime, maxTime > 0, elapsedSeconds >= maxTime { return completion(.doNotRetry) }
-        if reason == .http, let status = request.response?.statusCode, status == 429 || status == 503,
-            let text = request.response?.headers.value(for: "Retry-After"), let seconds = Int(text), seconds > 0
+        // libcurl keeps any response's Retry-After; the tool uses it for an HTTP retry.
+        if reason == .http, let text = request.response?.headers.value(for: "Retry-After"),
+            let seconds = Int(text.filter { $0 != " " }), seconds > 0
         {
             if seconds * 1000 > sleep { sleep = seconds * 1000 }
             if let maxTime = options.maxTime, maxTime > 0, elapsedSeconds + Double(seconds) > maxTime {

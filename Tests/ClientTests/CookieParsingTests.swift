@@ -63,6 +63,8 @@ struct SetCookieParsingTests {
          Expected(name: "k", value: "v", domain: "example.com", path: "/")),
         ("Max-Age capped at 400 days", "http://example.com/", "k=v; Max-Age=999999999999999999999",
          Expected(name: "k", value: "v", domain: "example.com", path: "/", expires: now.addingTimeInterval(400 * 86_400))),
+        ("Expires capped at 400 days", "http://example.com/", "k=v; Expires=Fri, 31 Dec 9999 23:59:59 GMT",
+         Expected(name: "k", value: "v", domain: "example.com", path: "/", expires: now.addingTimeInterval(400 * 86_400))),
         ("Secure over https", "https://example.com/", "k=v; Secure", Expected(name: "k", value: "v", domain: "example.com", path: "/", secure: true)),
         ("HttpOnly and SameSite recorded", "http://example.com/", "k=v; HttpOnly; SameSite=Strict",
          Expected(name: "k", value: "v", domain: "example.com", path: "/", httpOnly: true, sameSite: .sameSiteStrict)),

@@ -54,9 +54,12 @@ struct FetchCookieRetryTests {
     func netscapeWrite() throws {
         let storage = HTTPCookieStorage()
         let origin = URL(string: "https://www.example.com/a/b")!
-        for line in ["s=1", "d=2; Domain=example.com; Path=/; Secure; Expires=Fri, 01 Jan 2100 00:00:00 GMT", "h=3; HttpOnly; Path=/"] {
-            storage.setCookie(try SetCookieParser.parse(line, for: origin).get())
-        }
+        storage.setCookie(try SetCookieParser.parse("s=1", for: origin).get())
+        // Set-Cookie caps an expiry at 400 days; properties do not, so the year-2100 line is stable.
+        storage.setCookie(try #require(HTTPCookie(properties: [
+            .name: "d", .value: "2", .domain: ".example.com", .path: "/", .secure: true, .expires: Date(timeIntervalSince1970: 4_102_444_800),
+        ])))
+        storage.setCookie(try SetCookieParser.parse("h=3; HttpOnly; Path=/", for: origin).get())
         #expect(NetscapeCookies.format(storage.cookies ?? []) == NetscapeCookies.header + """
             #HttpOnly_www.example.com\tFALSE\t/\tFALSE\t0\th\t3
             .example.com\tTRUE\t/\tTRUE\t4102444800\td\t2

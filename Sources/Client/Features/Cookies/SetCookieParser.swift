@@ -40,6 +40,8 @@ enum SetCookieParser {
     static let maxNameValueSize = 4096
     /// The largest attribute value, in bytes (RFC 6265bis §5.7); longer ones are ignored.
     static let maxAttributeValueSize = 1024
+    /// The longest a cookie lives, whatever `Max-Age` or `Expires` say: 400 days (RFC 6265bis §5.5).
+    static let maxLifetime: TimeInterval = 400 * 86_400
 
     /// Parses one Set-Cookie field value sent in the response to `url`.
     ///
@@ -80,7 +82,7 @@ enum SetCookieParser {
             guard attributeValue.utf8.count <= maxAttributeValueSize else { continue }
             // §5.2: the last occurrence of an attribute wins; unknown ones are ignored.
             switch attributeName {
-            case "expires": if let date = CookieDate.parse(attributeValue) { expires = date }
+            case "expires": if let date = CookieDate.parse(attributeValue) { expires = min(date, now.addingTimeInterval(maxLifetime)) }
             case "max-age": if let date = maxAgeDate(attributeValue, now: now) { maxAge = date }
             case "domain":
                 guard !attributeValue.isEmpty else { continue }
@@ -134,8 +136,7 @@ enum SetCookieParser {
         // Longer than 18 digits overflows Int; any such value is "forever" for a cookie.
         let seconds = digits.count > 18 ? Int.max : Int(digits)!
         if seconds <= 0 { return .distantPast }
-        // RFC 6265bis §5.6: Max-Age and Expires are capped at 400 days.
-        return now.addingTimeInterval(TimeInterval(min(seconds, 400 * 86_400)))
+        return now.addingTimeInterval(TimeInterval(min(seconds, Int(maxLifetime))))
     }
 
     /// Trims spaces and tabs (RFC 6265 §5.2's WSP).
