@@ -56,6 +56,14 @@ final class FetchRetrier: RequestRetrier {
     /// The next wait in milliseconds, and when the first attempt started.
     private let state: Mutex<(sleep: Int, start: ContinuousClock.Instant)>
 
+    /// A retrier for one URL's transfer.
+    ///
+    /// - Parameters:
+    ///   - options: The run's `--retry*` options.
+    ///   - failMode: `-f`/`--fail-with-body`, which make a status of 400 and above an error.
+    ///   - showsErrors: Whether each failed attempt's `fetch: (N) …` line is printed (not `-s` alone).
+    ///   - showsWarnings: Whether the `Warning: ` lines are printed (not `-s`).
+    ///   - url: The URL, for error messages.
     init(options: FetchRetryOptions, failMode: FetchOptions.FailMode, showsErrors: Bool, showsWarnings: Bool, url: String) {
         self.options = options
         self.failMode = failMode
@@ -88,6 +96,9 @@ final class FetchRetrier: RequestRetrier {
         return options.allErrors ? .allErrors : nil
     }
 
+    /// curl's decision for a failed attempt: a transient failure with retries left and time
+    /// remaining is retried after the current backoff (or a longer `Retry-After`), with the
+    /// attempt's error line and curl's warning printed first.
     func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
         let left = options.count - request.retryCount
         guard left > 0, let afError = error.asAFError, let reason = Self.reason(for: afError, options: options) else {
