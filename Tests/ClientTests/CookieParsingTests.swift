@@ -117,6 +117,25 @@ struct SetCookieParsingTests {
         #expect(SetCookieParser.parse(line, for: url(request), now: now, suffixes: .fallback) == .failure(reason), "\(scenario)")
     }
 
+    @Test("arbitrary lines never trap: every line parses or is refused, and matching any result is safe")
+    func arbitraryLines() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09=;,. -/\t\"é\u{301}\u{0}\r\nDomain=Path=/Max-Age=-Expires=Secure".unicodeScalars)
+        let origins = [url("http://example.com/a/b"), url("https://[::1]:8443/"), url("http://127.0.0.1/x")]
+        for _ in 0..<2000 {
+            var line = ""
+            for _ in 0..<Int.random(in: 0...60, using: &generator) { line.unicodeScalars.append(alphabet.randomElement(using: &generator)!) }
+            for origin in origins {
+                if case .success(let cookie) = SetCookieParser.parse(line, for: origin, now: now, suffixes: .fallback) {
+                    _ = CookieMatching.pathMatches(requestPath: "/a/b", cookiePath: cookie.path)
+                    _ = CookieMatching.domainMatches(host: "example.com", domain: cookie.bareDomain)
+                }
+            }
+        }
+        #expect(CookieMatching.pathMatches(requestPath: "/a", cookiePath: "/a\u{301}") == false)
+        #expect(CookieMatching.domainMatches(host: "x.example.com", domain: "\u{301}example.com") == false)
+    }
+
     @Test("an attribute value over 1024 bytes is ignored, the cookie kept")
     func longAttribute() throws {
         let cookie = try SetCookieParser.parse("k=v; Path=/" + String(repeating: "p", count: 1100), for: url("http://e.com/a/b"), now: now).get()

@@ -41,7 +41,9 @@ enum CookieMatching {
     /// - Returns: Whether the host domain-matches the domain.
     static func domainMatches(host: String, domain: String) -> Bool {
         if host == domain { return true }
-        guard host.utf8.count > domain.utf8.count + 1, host.hasSuffix(domain) else { return false }
+        // Bytes, not Characters: a Character comparison may match strings of different byte
+        // lengths (combining marks), and the index below is in bytes.
+        guard host.utf8.count > domain.utf8.count + 1, host.utf8.reversed().starts(with: domain.utf8.reversed()) else { return false }
         let dot = host.utf8[host.utf8.index(host.utf8.endIndex, offsetBy: -domain.utf8.count - 1)]
         return dot == UInt8(ascii: ".") && !isIPAddress(host)
     }
@@ -64,8 +66,8 @@ enum CookieMatching {
     ///   - cookiePath: The cookie's path.
     /// - Returns: Whether the cookie applies to the path.
     static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
+        if requestPath.utf8.elementsEqual(cookiePath.utf8) { return true }
+        guard requestPath.utf8.starts(with: cookiePath.utf8) else { return false }  // bytes, as above
         if cookiePath.hasSuffix("/") { return true }
         return requestPath.utf8[requestPath.utf8.index(requestPath.utf8.startIndex, offsetBy: cookiePath.utf8.count)] == UInt8(ascii: "/")
     }
