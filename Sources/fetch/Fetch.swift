@@ -86,6 +86,7 @@ struct Fetch {
             // As curl: every URL is tried; the run's status is the last transfer's.
             status = result
         }
+        options.cookies.save(from: session.configuration, showsWarnings: !options.silent)
         exit(status)
     }
 
@@ -111,6 +112,7 @@ struct Fetch {
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
         configuration.proxy = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
+        options.cookies.configure(configuration)
         if options.insecure && options.showsErrors { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -146,6 +148,8 @@ enum Usage {
          -x, --proxy [SCHEME://][USER:PASS@]HOST[:PORT]  -U, --proxy-user USER:PASS  --noproxy LIST
          -p, --proxytunnel  --socks5 HOST[:PORT]  --socks5-hostname HOST[:PORT]
          -C, --continue-at OFFSET|-  -r, --range RANGE
+         -b, --cookie 'n=v; n2=v2'|FILE  -c, --cookie-jar FILE  -j, --junk-session-cookies
+         --retry N  --retry-delay S  --retry-max-time S  --retry-connrefused  --retry-all-errors
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

@@ -33,6 +33,10 @@ struct FetchOptions: Equatable {
 
     /// The URLs, in command-line order.
     var urls: [String] = []
+    /// `-b`, `-c`, `-j` (FetchCookies.swift).
+    var cookies = FetchCookieOptions()
+    /// `--retry` and its companions (FetchRetry.swift).
+    var retry = FetchRetryOptions()
     /// `-o`/`-O` in command-line order: the nth one belongs to the nth URL (as in curl).
     var outputs: [Output] = []
     /// `-X`: the method, sent as given.

@@ -75,7 +75,7 @@ enum OptionTable {
         return Int(number * Double(multiplier))
     }
 
-    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + pendingOptions
+    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + pendingOptions
 
     private static let transfer: [OptionSpec] = [
         value("request", "X") { $0.method = $1 },
@@ -172,7 +172,28 @@ enum OptionTable {
         },
     ]
 
-    /// Parsed and refused (exit 2) until the Client feature behind them lands.
+    /// Cookies (FetchCookies.swift) and retries (FetchRetry.swift).
+    private static let cookiesAndRetry: [OptionSpec] = [
+        value("cookie", "b") { $0.cookies.add($1) },
+        value("cookie-jar", "c") { $0.cookies.jar = $1 },
+        flag("junk-session-cookies", "j") { $0.cookies.junkSessionCookies = $1 },
+        value("retry") { options, text throws(FetchUsageError) in
+            guard let count = Int(text), count >= 0 else { throw .notNumeric("--retry") }
+            options.retry.count = count
+        },
+        // curl 7.88 takes whole seconds here (a fraction is a usage error, exit 2).
+        value("retry-delay") { options, text throws(FetchUsageError) in
+            guard let delay = Int(text), delay >= 0 else { throw .notNumeric("--retry-delay") }
+            options.retry.delay = Double(delay)
+        },
+        value("retry-max-time") { options, text throws(FetchUsageError) in
+            guard let maxTime = Int(text), maxTime >= 0 else { throw .notNumeric("--retry-max-time") }
+            options.retry.maxTime = Double(maxTime)
+        },
+        flag("retry-connrefused") { $0.retry.connectionRefused = $1 },
+        flag("retry-all-errors") { $0.retry.allErrors = $1 },
+    ]
+
     /// curl's proxy options; see FetchProxy.swift. `--socks5` and `--socks5-hostname` are `-x`
     /// with a scheme: the last of the three wins.
     private static let proxy: [OptionSpec] = [
@@ -184,18 +205,12 @@ enum OptionTable {
         value("socks5-hostname") { $0.proxy.proxy = "socks5h://" + $1 },
     ]
 
+    /// Parsed and refused (exit 2) until the Client feature behind them lands.
     private static let pendingOptions: [OptionSpec] = [
         pending("location", "L", takesValue: false, because: "not supported yet (Client does not follow redirects)"),
         pending("location-trusted", takesValue: false, because: "not supported yet (Client does not follow redirects)"),
         pending("max-redirs", takesValue: true, because: "not supported yet (Client does not follow redirects)"),
         pending("user", "u", takesValue: true, because: "not supported yet (put user:password in the URL)"),
-        pending("cookie", "b", takesValue: true, because: "not supported yet (no cookie engine in Client)"),
-        pending("cookie-jar", "c", takesValue: true, because: "not supported yet (no cookie engine in Client)"),
-        pending("retry", takesValue: true, because: "not supported yet (no retry in fetch)"),
-        pending("retry-connrefused", takesValue: false, because: "not supported yet (no retry in fetch)"),
-        pending("retry-delay", takesValue: true, because: "not supported yet (no retry in fetch)"),
-        pending("retry-max-time", takesValue: true, because: "not supported yet (no retry in fetch)"),
-        pending("retry-all-errors", takesValue: false, because: "not supported yet (no retry in fetch)"),
         pending("compressed", takesValue: false, because: "not supported yet (no content decoding in Client)"),
         pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),
         pending("trace", takesValue: true, because: "not supported yet (use -v)"),

@@ -68,10 +68,17 @@ final class Transfer {
         let started = Date()
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
-        let response = await session.request(urlRequest)
+        if let cookie = options.cookies.literalField { urlRequest.headers.add(name: "Cookie", value: cookie) }
+        let response = await retrying(session, urlRequest)
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
         if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
         switch response.result {
+        case .failure(.responseValidationFailed(reason: .unacceptableStatusCode)) where response.response != nil:
+            // --retry's own validator (FetchRetry.swift) after the last retry: the response stands.
+            guard let http = response.response else { return report(1, "no response") }
+            self.response = http
+            bodySize = response.data?.count ?? 0
+            return write(http, body: response.data ?? Data())
         case .failure(let error):
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
             return report(status, TransferErrors.message(for: error, status: status, url: request.url))
@@ -80,6 +87,20 @@ final class Transfer {
             self.response = http
             bodySize = body.count
             return write(http, body: body)
+        }
+    }
+
+    /// With --retry: the request with fetch's retrier and the validator that lets it see
+    /// curl's retryable statuses.
+    private func retrying(_ session: Session, _ urlRequest: URLRequest) -> DataRequest {
+        guard options.retry.count > 0 else { return session.request(urlRequest) }
+        let retrier = FetchRetrier(
+            options: options.retry, failMode: options.failMode, showsErrors: options.showsErrors, showsWarnings: !options.silent,
+            url: self.request.url)
+        return session.request(urlRequest, interceptor: Interceptor(retriers: [retrier])).validate { _, response, _ in
+            retrier.isRetryableStatus(response.statusCode)
+                ? .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+                : .success(())
         }
     }
 

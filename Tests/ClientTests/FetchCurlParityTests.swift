@@ -98,6 +98,25 @@ struct FetchCurlParityTests {
         Row(arguments: ["-I", "-d", "a", "{base}/post"]),
         Row(arguments: ["-sI", "-G", "-d", "a", "{base}/get"]),
         Row(arguments: ["-sS", "-H", "Host: other.example", "-H", "User-Agent:", "{base}/headers"]),
+        // Cookies (issue 10): a literal -b string, -c writing curl's jar (header, newest first),
+        // -b loading a Netscape file (#HttpOnly_ lines, a session cookie, another site's), -j.
+        Row(arguments: ["-s", "-b", "x=1; y=2", "{base}/cookies"]),
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/cookies/set?k=v&a=b&z=1"]),
+        Row(arguments: ["-s", "-c", "{dir}/jar", "{base}/cookies/set?k=v"], outputFile: "jar"),
+        Row(arguments: ["-s", "-b", "{dir}/cookies.txt", "{base}/cookies"]),
+        Row(arguments: ["-s", "-j", "-b", "{dir}/cookies.txt", "{base}/cookies"]),
+        Row(arguments: ["-s", "-b", "{dir}/cookies.txt", "-c", "-", "-o", "/dev/null", "{base}/cookies/set?n=1&file=changed"]),
+        Row(arguments: ["-s", "-b", "{dir}/missing.txt", "-c", "-", "-o", "/dev/null", "{base}/cookies/delete?k"]),
+        // Retries (issue 10): curl's warnings, backoff (1 s, 2 s even with --retry-delay 0) and
+        // each attempt's error line; --no-progress-meter keeps the warnings -s would hide.
+        Row(arguments: ["--no-progress-meter", "--retry", "2", "--retry-delay", "0", "{base}/status/503"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "1", "--retry-connrefused", "http://127.0.0.1:1/"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "3", "http://127.0.0.1:1/"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "1", "--retry-all-errors", "-f", "{base}/status/404"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "3", "--retry-max-time", "1", "--retry-delay", "1", "-f", "{base}/status/500"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "1", "--retry-max-time", "0.5", "{base}/status/500"]),
+        Row(arguments: ["-sS", "--retry", "2", "-f", "{base}/status/404"]),
+        Row(arguments: ["--no-progress-meter", "--retry", "x", "{base}/get"]),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -111,7 +130,7 @@ struct FetchCurlParityTests {
     }
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
-        ["--http2"], ["--http3"], ["-L"], ["-u", "a:b"], ["-b", "c=1"], ["-c", "jar"], ["--retry", "3"], ["--retry-connrefused"],
+        ["--http2"], ["--http3"], ["-L"], ["-u", "a:b"],
 ["--compressed"], ["-T", "file"],
     ])
     func refused(_ arguments: [String]) throws {
@@ -150,6 +169,14 @@ struct FetchCurlParityTests {
         let file = directory + "/data.txt"
         try "a=1 x\r\nb=2\n".write(toFile: file, atomically: true, encoding: .utf8)
         try "silent\nshow-error\nurl = \"\(base)/get?from=config\"\n-H \"X-Config: yes\"\n".write(toFile: directory + "/config", atomically: true, encoding: .utf8)
+        try """
+            # Netscape HTTP Cookie File
+            127.0.0.1\tFALSE\t/\tFALSE\t0\tfile\tyes
+            #HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t4102444800\thidden\t1
+            .example.com\tTRUE\t/\tFALSE\t4102444800\tother\tsite
+            127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tkept\t2
+
+            """.write(toFile: directory + "/cookies.txt", atomically: true, encoding: .utf8)
         let hostport = String(base.dropFirst("http://".count))
         let arguments = row.arguments.map {
             $0.replacingOccurrences(of: "{base}", with: base).replacingOccurrences(of: "{hostport}", with: hostport)

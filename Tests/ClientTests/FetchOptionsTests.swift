@@ -48,7 +48,8 @@ struct FetchOptionsTests {
         Row(["--continue-at", "100", "--range", "0-9,20-", url]) { $0.continueAt = .offset(100); $0.range = "0-9,20-" },
         Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
             $0.writeOut = "%{http_code}"
-            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)", "-b, --cookie: not supported yet (no cookie engine in Client)"]
+            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)"]
+            $0.cookies.literals = ["c=1"]
         },
         Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
     ]

@@ -128,8 +128,14 @@ public class DownloadRequest: Request, @unchecked Sendable {
         moveToDestination()
     }
 
-    /// A retry writes a new file: the failed attempt's was removed when it completed.
-    override func prepareForRetry() { sink.reset() }
+    /// A retry writes a new file. A failed transfer's file was removed when it completed; one
+    /// that failed only afterwards (validation, a retried status) was already moved to its
+    /// destination, and is removed now: it is this request's own output, and leaving it would
+    /// make the retry's move fail without `.removePreviousFile`.
+    override func prepareForRetry() {
+        if let previous = sink.finalURL { try? fileManager.removeItem(at: previous) }
+        sink.reset()
+    }
 
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
     /// handlers see (the transport's `.cancelled` that follows does not replace it).

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import EventLoop
 
 // A retry is a new exchange of the same request: `RequestStateMachine` moves it through
 // awaitingRetrier and waitingToRetry back to starting; these perform those actions.
@@ -86,9 +87,23 @@ extension Request {
             if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
                 state.error = .requestRetryFailed(retryError: retryError, originalError: originalError)
             }
-            return state.machine.retryDecided(retry: result.delay)
+            return state.machine.retryDecided(retry: retryDelay(result.delay, firstStart: state.firstStart))
         }
         perform(action, onWorker: true)
+    }
+
+    /// The retrier's delay, or `nil` (no retry) when the attempt would start at or after the
+    /// request's total deadline: that deadline spans every attempt (`transportRequest` is given
+    /// the first start), so such an attempt could only fail with `timedOut` at once, and the
+    /// failure that asked for the retry is the more useful one to report. URLSession gives each
+    /// task its own `timeoutIntervalForResource`; Lariat's deadline is the request's, so a retry
+    /// never extends it.
+    private func retryDelay(_ delay: TimeInterval?, firstStart: Deadline?) -> TimeInterval? {
+        guard let delay, let firstStart,
+            let total = try? TimeoutLimit.duration(session.settings.timeoutIntervalForResource, setting: "", url: nil)
+        else { return delay }
+        let nanoseconds = delay.isFinite && delay > 0 ? Int64(min(delay, 1e9) * 1e9) : 0
+        return Deadline.now() + Duration.nanoseconds(nanoseconds) < firstStart + total ? delay : nil
     }
 
     /// Reports the end of a retry's delay from the request's queue. A cancel meanwhile finished

@@ -373,11 +373,12 @@ public class Request: @unchecked Sendable {
 
     /// Records the response head.
     func record(head: TransportResponseHead) {
-        guard let url = request?.url else { return }
+        guard let urlRequest = request, let url = urlRequest.url else { return }
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.appendField(name: field.name, value: field.value) }
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers)
+        session.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
         mutable.withLock { $0.response = response }
     }
 

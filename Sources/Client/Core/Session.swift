@@ -77,7 +77,7 @@ open class Session: @unchecked Sendable {
     /// The configuration's cache, kept when the session was created (`Request+Cache.swift`).
     let urlCache: URLCache?
     let pool: ConnectionPool
-    private let settings: URLSessionConfiguration.Settings
+    let settings: URLSessionConfiguration.Settings
 
     /// Creates a session.
     /// - Parameters:
@@ -291,6 +291,9 @@ open class Session: @unchecked Sendable {
             default: fields.append((header.name, header.value))
             }
         }
+        // Cookies for this exchange's own URL (every redirect hop asks again), unless the
+        // request carries its own Cookie field, which is kept as URLSession keeps it.
+        if let cookie = settings.cookieFieldValue(for: request, url: url) { fields.append(("Cookie", cookie)) }
         let method = request.httpMethod ?? "GET"
         let body = uploadBody ?? request.httpBody.map(RequestBody.data)
         let framing: RequestFraming

@@ -67,6 +67,10 @@ public struct URLRequest: Sendable {
     /// Whether the session's cookie storage applies to this request. `true` by default.
     public var httpShouldHandleCookies: Bool = true
 
+    /// The URL of the page this request loads for, which ``HTTPCookie/AcceptPolicy/onlyFromMainDocumentDomain``
+    /// compares cookie domains with. `nil` by default: the request's own URL is used.
+    public var mainDocumentURL: URL?
+
     /// Whether the request may be pipelined on a connection. `false` by default; Lariat never
     /// pipelines, so this is recorded only.
     public var httpShouldUsePipelining: Bool = false
@@ -200,7 +204,7 @@ extension URLRequest: Equatable, Hashable {
         lhs.url == rhs.url && lhs.methodToken == rhs.methodToken && lhs.headerFields == rhs.headerFields
             && lhs.body == rhs.body && lhs.cachePolicy == rhs.cachePolicy
             && lhs.timeoutInterval == rhs.timeoutInterval
-            && lhs.httpShouldHandleCookies == rhs.httpShouldHandleCookies
+            && lhs.httpShouldHandleCookies == rhs.httpShouldHandleCookies && lhs.mainDocumentURL == rhs.mainDocumentURL
             && lhs.httpShouldUsePipelining == rhs.httpShouldUsePipelining
             && lhs.allowsCellularAccess == rhs.allowsCellularAccess
     }

@@ -28,6 +28,8 @@ public final class URLSessionConfiguration: Sendable {
         var httpMaximumConnectionsPerHost = 6
         var httpShouldUsePipelining = false
         var httpShouldSetCookies = true
+        var httpCookieStorage: HTTPCookieStorage? = .shared
+        var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy = .onlyFromMainDocumentDomain
         var allowsCellularAccess = true
         var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
         var isEphemeral = false
@@ -48,13 +50,14 @@ public final class URLSessionConfiguration: Sendable {
         URLSessionConfiguration(Settings())
     }
 
-    /// A new configuration that keeps no persistent state (no disk cache or cookie store).
-    /// Its ``urlCache`` is its own memory-only cache (512 KiB), not ``URLCache/shared``. Each
-    /// access returns a new instance.
+    /// A new configuration that keeps no persistent state: its ``urlCache`` is its own
+    /// memory-only cache (512 KiB), not ``URLCache/shared``, and its cookies go to a storage of
+    /// its own instead of ``HTTPCookieStorage/shared``. Each access returns a new instance.
     public class var ephemeral: URLSessionConfiguration {
         var settings = Settings()
         settings.isEphemeral = true
         settings.cache = URLCacheReference(URLCache(memoryCapacity: 512 * 1024, diskCapacity: 0))
+        settings.httpCookieStorage = HTTPCookieStorage()
         return URLSessionConfiguration(settings)
     }
 
@@ -145,6 +148,21 @@ public final class URLSessionConfiguration: Sendable {
     public var httpShouldSetCookies: Bool {
         get { state.withLock { $0.httpShouldSetCookies } }
         set { state.withLock { $0.httpShouldSetCookies = newValue } }
+    }
+
+    /// Where requests' cookies come from and responses' cookies go. ``HTTPCookieStorage/shared``
+    /// by default (a new storage for ``ephemeral``); `nil` disables cookies.
+    public var httpCookieStorage: HTTPCookieStorage? {
+        get { state.withLock { $0.httpCookieStorage } }
+        set { state.withLock { $0.httpCookieStorage = newValue } }
+    }
+
+    /// Which response cookies are stored. ``HTTPCookie/AcceptPolicy/onlyFromMainDocumentDomain``
+    /// by default, which for requests without a ``URLRequest/mainDocumentURL`` accepts the
+    /// server's cookies for its own site.
+    public var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy {
+        get { state.withLock { $0.httpCookieAcceptPolicy } }
+        set { state.withLock { $0.httpCookieAcceptPolicy = newValue } }
     }
 
     /// Whether cellular interfaces may be used. `true` by default; ignored on Linux.

@@ -1,0 +1,55 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+
+// The two hooks that put cookies on the request path, both per exchange so that each redirect
+// hop sends the cookies for its own URL and stores what its response sets:
+// - `Session.transportRequest` asks `cookieFieldValue(for:url:)` for the `Cookie` field;
+// - `Request.record(head:)` hands every response head to `storeCookies(from:for:request:)`.
+// MERGE: redirect-auth: both hooks read the URL of the exchange in flight. `record(head:)` takes
+// it from the request's current URLRequest, so a redirect hop must have become the request's
+// `request` before its head is recorded, or its cookies are stored for the previous hop's URL.
+// A `Cookie` field the user set on the URLRequest is sent as is on every hop (URLSession's rule
+// for explicit fields); dropping it on a cross-origin hop is the redirect code's decision.
+
+extension URLSessionConfiguration.Settings {
+    /// Whether cookies apply to `request` at all: the configuration allows them, it has a
+    /// storage, and the request did not opt out.
+    private func cookieStorage(for request: URLRequest) -> HTTPCookieStorage? {
+        guard httpShouldSetCookies, request.httpShouldHandleCookies else { return nil }
+        return httpCookieStorage
+    }
+
+    /// The `Cookie` field to send with `request` to `url`, or `nil`: no storage, no matching
+    /// cookie, or the request sets its own `Cookie` field (kept untouched, as URLSession does).
+    ///
+    /// - Parameters:
+    ///   - request: The request being sent.
+    ///   - url: Its URL.
+    /// - Returns: The field's value.
+    func cookieFieldValue(for request: URLRequest, url: URL) -> String? {
+        guard let storage = cookieStorage(for: request), !storage.isEmpty, request.headers.value(for: "Cookie") == nil else { return nil }
+        return storage.cookieFieldValue(for: url)
+    }
+
+    /// Stores the cookies a response head sets, by RFC 6265's rules for `url` and the
+    /// configuration's accept policy. Each `Set-Cookie` field is parsed alone (no comma
+    /// splitting is needed on the wire). Costs one pass over the field names when there are none.
+    ///
+    /// - Parameters:
+    ///   - fields: The response head's fields, in order.
+    ///   - url: The URL the response answered.
+    ///   - request: The request, for its cookie opt-out and main document URL.
+    func storeCookies(from fields: [(name: String, value: String)], for url: URL, request: URLRequest) {
+        guard let storage = cookieStorage(for: request) else { return }
+        var cookies: [HTTPCookie] = []
+        let now = Date()
+        for field in fields where field.name.utf8.count == 10 && field.name.lowercased() == "set-cookie" {
+            if case .success(let cookie) = SetCookieParser.parse(field.value, for: url, now: now) { cookies.append(cookie) }
+        }
+        guard !cookies.isEmpty else { return }
+        storage.store(cookies, for: url, mainDocumentURL: request.mainDocumentURL, policy: httpCookieAcceptPolicy)
+    }
+}

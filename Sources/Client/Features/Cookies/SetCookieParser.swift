@@ -1,0 +1,173 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+
+// RFC 6265 §5.2 (parsing a Set-Cookie line) and §5.3 steps 1-10 (turning it into a cookie for
+// the URL that sent it), with RFC 6265bis's tightenings where browsers already apply them:
+// control characters void the line, name plus value is at most 4,096 bytes, an attribute value
+// over 1,024 bytes is ignored, and a Secure cookie from plain http is refused.
+//
+// Choices where RFC 6265 leaves room:
+// - A line without `=` is ignored (RFC 6265 §5.2 step 2; 6265bis would make it a nameless
+//   cookie, which Foundation does not produce either).
+// - `Max-Age` wins over `Expires` whatever their order (§5.3 step 3); zero or negative expire
+//   the cookie at once, which deletes a stored one.
+// - `Domain` equal to a public suffix is refused unless it is the request host itself, which
+//   then makes a host-only cookie (§5.3 step 5).
+
+/// Why a Set-Cookie line did not become a cookie.
+enum CookieRejection: Error, Equatable, Sendable {
+    /// No `=` in the name-value pair, an empty name, or a control character in the line.
+    case malformed
+    /// Name and value together over ``SetCookieParser/maxNameValueSize`` bytes.
+    case tooLarge
+    /// The request URL has no host.
+    case noHost
+    /// `Domain` does not domain-match the request host (another site's domain).
+    case domainMismatch
+    /// `Domain` is a public suffix such as `com` or `co.uk`.
+    case publicSuffix
+    /// `Secure` set by a plain-http response.
+    case secureFromInsecureOrigin
+}
+
+/// RFC 6265 Set-Cookie parsing.
+enum SetCookieParser {
+    /// The largest name plus value, in bytes: RFC 6265 §6.1's minimum a client must support,
+    /// and RFC 6265bis §5.7's maximum.
+    static let maxNameValueSize = 4096
+    /// The largest attribute value, in bytes (RFC 6265bis §5.7); longer ones are ignored.
+    static let maxAttributeValueSize = 1024
+    /// The longest a cookie lives, whatever `Max-Age` or `Expires` say: 400 days (RFC 6265bis §5.5).
+    static let maxLifetime: TimeInterval = 400 * 86_400
+
+    /// Parses one Set-Cookie field value sent in the response to `url`.
+    ///
+    /// - Parameters:
+    ///   - line: The field's value.
+    ///   - url: The URL of the request the response answered.
+    ///   - now: The current time, for `Max-Age`.
+    ///   - suffixes: The public suffix rules.
+    /// - Returns: The cookie, or why there is none.
+    static func parse(_ line: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .shared) -> Result<HTTPCookie, CookieRejection> {
+        // 6265bis §5.7 step 1: a control character other than tab voids the line.
+        guard !line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return .failure(.malformed) }
+        var parts = line.split(separator: ";", omittingEmptySubsequences: false)[...]
+        let pair = parts.removeFirst()
+        guard let equals = pair.firstIndex(of: "=") else { return .failure(.malformed) }
+        let name = trimmed(pair[..<equals])
+        let value = trimmed(pair[pair.index(after: equals)...])
+        guard !name.isEmpty else { return .failure(.malformed) }
+        guard name.utf8.count + value.utf8.count <= maxNameValueSize else { return .failure(.tooLarge) }
+
+        var expires: Date?
+        var maxAge: Date?
+        var domainAttribute: String?
+        var pathAttribute: String?
+        var secure = false
+        var httpOnly = false
+        var sameSite: HTTPCookieStringPolicy?
+        for part in parts {
+            let attributeName: String
+            let attributeValue: String
+            if let equals = part.firstIndex(of: "=") {
+                attributeName = trimmed(part[..<equals]).lowercased()
+                attributeValue = trimmed(part[part.index(after: equals)...])
+            } else {
+                attributeName = trimmed(part).lowercased()
+                attributeValue = ""
+            }
+            guard attributeValue.utf8.count <= maxAttributeValueSize else { continue }
+            // §5.2: the last occurrence of an attribute wins; unknown ones are ignored.
+            switch attributeName {
+            case "expires": if let date = CookieDate.parse(attributeValue) { expires = min(date, now.addingTimeInterval(maxLifetime)) }
+            case "max-age": if let date = maxAgeDate(attributeValue, now: now) { maxAge = date }
+            case "domain":
+                guard !attributeValue.isEmpty else { continue }
+                var domain = Substring(attributeValue)
+                if domain.hasPrefix(".") { domain = domain.dropFirst() }  // §5.2.3: ignored
+                domainAttribute = domain.lowercased()
+            case "path": pathAttribute = attributeValue.hasPrefix("/") ? attributeValue : nil
+            case "secure": secure = true
+            case "httponly": httpOnly = true
+            case "samesite":
+                switch attributeValue.lowercased() {
+                case "lax": sameSite = .sameSiteLax
+                case "strict": sameSite = .sameSiteStrict
+                case "none": sameSite = HTTPCookieStringPolicy(rawValue: "none")
+                default: break  // 6265bis: an unknown value is "Default", i.e. none recorded
+                }
+            default: continue
+            }
+        }
+
+        guard let host = CookieMatching.canonicalHost(of: url) else { return .failure(.noHost) }
+        let isSecureOrigin = url.scheme?.lowercased() == "https"
+        if secure, !isSecureOrigin { return .failure(.secureFromInsecureOrigin) }
+        // §5.3 steps 4-6.
+        var domain = host
+        if var requested = domainAttribute {
+            if requested.hasSuffix(".") { requested.removeLast() }
+            if requested != host, !CookieMatching.isIPAddress(host), suffixes.isPublicSuffix(requested) {
+                return .failure(.publicSuffix)
+            }
+            if requested == host {
+                domain = host  // a Domain equal to the host: host-only when it is a public suffix
+                if !suffixes.isPublicSuffix(requested) { domain = "." + host }
+            } else if CookieMatching.domainMatches(host: host, domain: requested) {
+                domain = "." + requested
+            } else {
+                return .failure(.domainMismatch)
+            }
+        }
+        let path = pathAttribute ?? CookieMatching.defaultPath(CookieMatching.requestPath(of: url))
+        return .success(HTTPCookie(
+            name: name, value: value, domain: domain, path: path, expiresDate: maxAge ?? expires,
+            isSecure: secure, isHTTPOnly: httpOnly, sameSitePolicy: sameSite))
+    }
+
+    /// §5.2.2: an optional `-` and digits; zero or less means "already expired".
+    private static func maxAgeDate(_ text: String, now: Date) -> Date? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        if text.hasPrefix("-") { return .distantPast }
+        // Longer than 18 digits overflows Int; any such value is "forever" for a cookie.
+        let seconds = digits.count > 18 ? Int.max : Int(digits)!
+        if seconds <= 0 { return .distantPast }
+        return now.addingTimeInterval(TimeInterval(min(seconds, Int(maxLifetime))))
+    }
+
+    /// Trims spaces and tabs (RFC 6265 §5.2's WSP).
+    private static func trimmed(_ text: Substring) -> String {
+        var slice = text
+        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+        return String(slice)
+    }
+
+    /// Splits a Set-Cookie value that joins several cookies with commas (a header dictionary
+    /// holds one value per name): a comma starts a new cookie only when `name=` follows before
+    /// any `;`, so the comma inside `Expires=Wed, 21 Oct 2015` stays.
+    static func splitCombined(_ value: String) -> [String] {
+        var lines: [String] = []
+        var current = Substring()
+        var rest = Substring(value)
+        while let comma = rest.firstIndex(of: ",") {
+            let after = rest[rest.index(after: comma)...]
+            let nextSegment = after.prefix { $0 != ";" && $0 != "," }
+            if let equals = nextSegment.firstIndex(of: "="), !trimmed(nextSegment[..<equals]).isEmpty,
+                !trimmed(nextSegment[..<equals]).contains(" ")
+            {
+                lines.append(String(current + rest[..<comma]))
+                current = ""
+            } else {
+                current += rest[...comma]
+            }
+            rest = after
+        }
+        lines.append(String(current + rest))
+        return lines.map { trimmed(Substring($0)) }.filter { !$0.isEmpty }
+    }
+}
