@@ -87,6 +87,8 @@ public class Request: @unchecked Sendable {
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
         var interceptor: (any RequestInterceptor)?
+        /// Redirects and authentication challenges (see `Request+FollowUp.swift`).
+        var followUp = FollowUpState()
     }
     let mutable = Mutex(Mutable())
 
@@ -222,6 +224,8 @@ public class Request: @unchecked Sendable {
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
         case .restartExchange: prepareForRetry(); start()
         case .runHandlers(let handlers): for handler in handlers { handler(onWorker) }
+        case .startFollowUp: startFollowUp()
+        case .askRedirectHandler: askRedirectHandler()
         }
     }
 
@@ -245,6 +249,7 @@ public class Request: @unchecked Sendable {
         // (RetryPolicy reads its method).
         let (firstStart, own) = mutable.withLock { state in
             state.request = urlRequest
+            if state.followUp.originalRequest == nil { state.followUp.originalRequest = urlRequest }
             if state.firstStart == nil { state.firstStart = .now() }
             return (state.firstStart!, state.interceptor)
         }
@@ -282,13 +287,26 @@ public class Request: @unchecked Sendable {
         // cancelled while queued, TLS setup) comes alone from the pool's thread. The state
         // machine decides what each event means. (The end used to hop to `underlyingQueue`
         // while the head stayed on the loop: two paths, and one thread wake-up per request.)
+        // The route sends body bytes to the request, or discards them while a redirect or a
+        // challenge's answer waits (`Request+FollowUp.swift`).
+        let route = BodyRoute()
         let exchange = Exchange(request: transport, handler: { [weak self] event in
-            self?.transportEvent(event)
+            self?.transportEvent(event, route: route)
         }, bodyHandler: { [weak self] bytes in
-            self?.didReceiveBody(bytes)
+            guard let self else { return }
+            if !route.isDiscarding { return didReceiveBody(bytes) }
+            if route.drain(bytes.count) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
+
+    /// Sends a follow-up's request (see `Request+FollowUp.swift`).
+    func sendFollowUp(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline) {
+        send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
+    }
+
+    /// Ends a follow-up whose request could not be built.
+    func failFollowUp(_ error: AFError) { startFailed(error) }
 
     private func startFailed(_ error: AFError) {
         perform(mutable.withLock { state in
@@ -298,17 +316,35 @@ public class Request: @unchecked Sendable {
     }
 
     /// The one entry for the transport's events; see `start()`.
-    private func transportEvent(_ event: TransportEvent) {
+    private func transportEvent(_ event: TransportEvent, route: BodyRoute) {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
-            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { didReceive(head: head) }
+            // A redirect or a 401 may call for another exchange (`Request+FollowUp.swift`).
+            let judgement = judge(head)
+            let action = mutable.withLock { state in
+                let action = state.machine.transportHeadReceived(judgement.kind)
+                if case .deliverHead = action { recordJudgement(judgement, into: &state) }
+                return action
+            }
+            guard case .deliverHead = action else { return }
+            if judgement.kind == .decided || judgement.error != nil {
+                route.discard()  // set before this returns: the body follows on this thread
+                record(head: head)
+            } else {
+                didReceive(head: head)
+            }
             return
         case .end(let done): (summary, failure) = (done, nil)
+        case .failure(let error, let partial) where error.kind == .cancelled && route.isAbandoned:
+            // Closed by us: a follow-up's body was too long to drain. The follow-up goes on.
+            (summary, failure) = (partial, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
+        // MERGE: progress-metrics — one transaction per hop; today `metrics` holds the last hop's.
         record(summary: summary, failure: failure)
-        guard case .complete = mutable.withLock({ $0.machine.transportEnded() }) else { return }
+        let action = mutable.withLock { $0.machine.transportEnded(failed: failure != nil) }
+        guard case .complete = action else { return perform(action) }
         // Two thread hops per request: the response completes on the connection's loop, and a
         // small response finishes right here, so a handler from the async API serializes here and
         // resumes the awaiting task directly (caller → loop → awaiting task). Files and bodies

@@ -51,6 +51,9 @@ open class Session: @unchecked Sendable {
     public let resolver: HostResolver
     /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// Decides every redirect of the session's requests that has no handler of its own; `nil`
+    /// follows them, as URLSession.
+    public let redirectHandler: (any RedirectHandler)?
     let pool: ConnectionPool
     private let settings: URLSessionConfiguration.Settings
 
@@ -66,6 +69,8 @@ open class Session: @unchecked Sendable {
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
+    ///   - redirectHandler: Decides redirects for requests without their own handler; `nil` (the
+    ///     default) follows them by URLSession's rules, up to `configuration.httpMaximumRedirects`.
     ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
     ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
@@ -83,6 +88,7 @@ open class Session: @unchecked Sendable {
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: HostResolver = .system
@@ -94,6 +100,7 @@ open class Session: @unchecked Sendable {
         self.serializationQueue = serializationQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
+        self.redirectHandler = redirectHandler
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
         self.resolver = resolver

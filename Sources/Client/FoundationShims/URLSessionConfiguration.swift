@@ -31,6 +31,8 @@ public final class URLSessionConfiguration: Sendable {
         var allowsCellularAccess = true
         var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
         var isEphemeral = false
+        var httpMaximumRedirects = 16
+        var urlCredentialStorage = CredentialStorageReference(storage: .shared)
     }
 
     private let state: Mutex<Settings>
@@ -50,6 +52,7 @@ public final class URLSessionConfiguration: Sendable {
     public class var ephemeral: URLSessionConfiguration {
         var settings = Settings()
         settings.isEphemeral = true
+        settings.urlCredentialStorage = CredentialStorageReference(storage: URLCredentialStorage())
         return URLSessionConfiguration(settings)
     }
 
@@ -131,6 +134,22 @@ public final class URLSessionConfiguration: Sendable {
     public var httpShouldUsePipelining: Bool {
         get { state.withLock { $0.httpShouldUsePipelining } }
         set { state.withLock { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// Where the session finds credentials for Basic and Digest challenges that a request's
+    /// own credential (``Request/authenticate(with:)``) does not answer. ``URLCredentialStorage/shared``
+    /// by default; a new empty storage for ``ephemeral``; `nil` answers no challenge from storage.
+    public var urlCredentialStorage: URLCredentialStorage? {
+        get { state.withLock { $0.urlCredentialStorage.storage } }
+        set { state.withLock { $0.urlCredentialStorage = CredentialStorageReference(storage: newValue) } }
+    }
+
+    /// Most redirects a request follows before failing with `URLError.httpTooManyRedirects`
+    /// (inside `AFError.sessionTaskFailed`). `16` by default, Apple's fixed limit; `0` follows none
+    /// (the first redirect fails). Lariat's addition: Apple's has no such property.
+    public var httpMaximumRedirects: Int {
+        get { state.withLock { $0.httpMaximumRedirects } }
+        set { state.withLock { $0.httpMaximumRedirects = max(0, newValue) } }
     }
 
     /// Whether requests send and store cookies. `true` by default.

@@ -1,0 +1,113 @@
+// RequestStateMachine's follow-up transitions (redirects and answered challenges) without
+// sockets: each row is a sequence of events and the actions and public states expected.
+import Testing
+@testable import Client
+
+@Suite("RequestStateMachine follow-ups")
+struct RequestStateMachineFollowUpTests {
+    typealias Machine = RequestStateMachine<Int, String>
+    typealias Action = Machine.Action
+
+    /// One input event of a follow-up row.
+    enum Event: Sendable, CustomStringConvertible {
+        case resume, created(Int), head(Machine.HeadKind), ended(failed: Bool), cancel, redirectDecided(Bool), recorded
+        var description: String {
+            switch self {
+            case .resume: "resume"
+            case .created(let id): "created(\(id))"
+            case .head(let kind): "head(\(kind))"
+            case .ended(let failed): failed ? "ended(failed)" : "ended"
+            case .cancel: "cancel"
+            case .redirectDecided(let follow): "redirectDecided(\(follow))"
+            case .recorded: "recorded"
+            }
+        }
+        func apply(to machine: inout Machine) -> Action {
+            switch self {
+            case .resume: machine.resume()
+            case .created(let id): machine.exchangeCreated(id)
+            case .head(let kind): machine.transportHeadReceived(kind)
+            case .ended(let failed): machine.transportEnded(failed: failed)
+            case .cancel: machine.cancel()
+            case .redirectDecided(let follow): machine.redirectDecided(follow: follow)
+            case .recorded: machine.outcomeRecorded(failed: false, hasRetrier: false)
+            }
+        }
+    }
+
+    /// A row: the scenario, then each event with the action and public state after it.
+    struct Row: Sendable, CustomStringConvertible {
+        var name: String
+        var steps: [(Event, Action, Request.State)]
+        var followUps: Int
+        var description: String { name }
+    }
+
+    static let rows: [Row] = [
+        Row(name: "a decided redirect drains, then starts the next exchange", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.decided), .deliverHead, .resumed), (.ended(failed: false), .startFollowUp, .resumed),
+            (.created(2), .executeExchange(2), .resumed), (.head(.final), .deliverHead, .resumed),
+            (.ended(failed: false), .complete, .resumed), (.recorded, .runHandlers([]), .finished),
+        ], followUps: 1),
+        Row(name: "a draining exchange that fails ends the request with its error", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.decided), .deliverHead, .resumed), (.ended(failed: true), .complete, .resumed),
+        ], followUps: 0),
+        Row(name: "cancel while draining cancels the exchange", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.decided), .deliverHead, .resumed), (.cancel, .cancelExchange(1), .cancelled),
+            (.ended(failed: true), .complete, .cancelled), (.recorded, .runHandlers([]), .cancelled),
+        ], followUps: 0),
+        Row(name: "an undecided redirect asks the handler once the response ended; follow", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
+            (.redirectDecided(true), .startFollowUp, .resumed), (.created(2), .executeExchange(2), .resumed),
+        ], followUps: 1),
+        Row(name: "the handler says no: the redirect response is delivered", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
+            (.redirectDecided(false), .complete, .resumed), (.recorded, .runHandlers([]), .finished),
+        ], followUps: 0),
+        Row(name: "cancel while the handler decides: its answer finishes the request cancelled", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
+            (.cancel, .none, .cancelled), (.redirectDecided(true), .complete, .cancelled),
+            (.recorded, .runHandlers([]), .cancelled),
+        ], followUps: 0),
+        Row(name: "an undecided redirect whose exchange fails completes without asking", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: true), .complete, .resumed),
+        ], followUps: 0),
+        Row(name: "cancel during an undecided redirect's body cancels the exchange", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.undecided), .deliverHead, .resumed), (.cancel, .cancelExchange(1), .cancelled),
+            (.ended(failed: false), .complete, .cancelled),
+        ], followUps: 0),
+        Row(name: "a redirect chain: two decided hops", steps: [
+            (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
+            (.head(.decided), .deliverHead, .resumed), (.ended(failed: false), .startFollowUp, .resumed),
+            (.created(2), .executeExchange(2), .resumed), (.head(.decided), .deliverHead, .resumed),
+            (.ended(failed: false), .startFollowUp, .resumed), (.created(3), .executeExchange(3), .resumed),
+        ], followUps: 2),
+    ]
+
+    @Test("follow-up transitions", arguments: rows)
+    func row(_ row: Row) {
+        var machine = Machine()
+        for (index, (event, action, state)) in row.steps.enumerated() {
+            let got = event.apply(to: &machine)
+            #expect(got == action, "step \(index) \(event)")
+            #expect(machine.publicState == state, "step \(index) \(event)")
+        }
+        #expect(machine.followUpCount == row.followUps)
+    }
+
+    @Test("redirectDecided outside awaitingRedirectHandler traps")
+    func decidedTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = RequestStateMachine<Int, String>()
+            _ = machine.redirectDecided(follow: true)
+        }
+    }
+}
