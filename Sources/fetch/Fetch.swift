@@ -109,6 +109,10 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
+        // curl's --max-redirs (50 by default, -1 for none); one more is exit 47.
+        configuration.httpMaximumRedirects = options.maxRedirects < 0 ? Int.max : options.maxRedirects
+        // fetch answers challenges only with -u/URL credentials, never from a shared store.
+        configuration.urlCredentialStorage = nil
         if options.insecure && options.showsErrors { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -141,6 +145,7 @@ enum Usage {
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
          -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE
          --unix-socket PATH  --abstract-unix-socket NAME
+         -L, --location  --location-trusted  --max-redirs N  -u, --user USER[:PASS]  --basic  --digest
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

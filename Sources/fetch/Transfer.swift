@@ -21,6 +21,8 @@ final class Transfer {
     private(set) var bodySize = 0
     /// The head's length as written by `-i` (status line, headers, blank line).
     private(set) var headSize = 0
+    /// The last request's URL (after redirects), once a response arrived.
+    private(set) var effectiveURL: String?
     /// The last failure's message, empty on success.
     private(set) var errorMessage = ""
     /// When `run` started, and how long it took (seconds).
@@ -38,9 +40,23 @@ final class Transfer {
         WriteOut.Values(
             httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
             contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
-            url: request.url, method: request.method, numHeaders: response?.headers.count ?? 0,
+            url: request.url, urlEffective: effectiveURL, method: request.method, numHeaders: response?.headers.count ?? 0,
             scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
             timeTotal: duration)
+    }
+
+    /// curl's redirect behaviour: none without `-L`; with it, URLSession's rules (credentials
+    /// dropped for another host), or with `--location-trusted` the original Authorization and
+    /// Cookie sent along wherever the redirect goes.
+    static func redirector(options: FetchOptions, original: URLRequest) -> Redirector {
+        guard options.followRedirects else { return .doNotFollow }
+        guard options.locationTrusted else { return .follow }
+        let kept = ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } }
+        return .modify { _, request, _ in
+            var request = request
+            for (name, value) in kept where request.value(forHTTPHeaderField: name) == nil { request.setValue(value, forHTTPHeaderField: name) }
+            return request
+        }
     }
 
     /// Sends the request and writes the response; returns curl's status.
@@ -58,16 +74,28 @@ final class Transfer {
         let started = Date()
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
-        let response = await session.request(urlRequest)
+        let dataRequest = session.request(urlRequest)
+        if let credentials = request.challengeCredentials {
+            let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
+            let password = colon < credentials.endIndex ? String(credentials[credentials.index(after: colon)...]) : ""
+            dataRequest.authenticate(username: String(credentials[..<colon]), password: password)
+        }
+        dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest))
+        let response = await dataRequest
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
         if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
         switch response.result {
         case .failure(let error):
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
+            if status == 47 {
+                self.response = response.response  // curl's -w %{http_code} shows the last redirect's status
+                return report(47, "Maximum (\(options.maxRedirects)) redirects followed")
+            }
             return report(status, TransferErrors.message(for: error, status: status, url: request.url))
         case .success(let body):
             guard let http = response.response else { return report(1, "no response") }
             self.response = http
+            effectiveURL = response.request?.url?.absoluteString
             bodySize = body.count
             return write(http, body: body)
         }
