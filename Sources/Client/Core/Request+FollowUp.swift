@@ -30,6 +30,11 @@ struct FollowUpState {
     /// The next exchange's request, decided and not yet started.
     var pending: Pending?
 
+    /// Forgets the counts and any pending hop: a retry starts a new chain.
+    mutating func startOver() {
+        (redirectCount, challengesAnswered, staleAnswered, pending) = (0, 0, false, nil)
+    }
+
     /// A decided (or to-be-decided) next request.
     struct Pending {
         /// The request URLSession's rules (or the challenge answer) give.

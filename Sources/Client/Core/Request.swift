@@ -250,6 +250,8 @@ public class Request: @unchecked Sendable {
         let (firstStart, own) = mutable.withLock { state in
             state.request = urlRequest
             if state.followUp.originalRequest == nil { state.followUp.originalRequest = urlRequest }
+            // A retry is a new task for URLSession: its own 16 redirects and its own challenge answer.
+            state.followUp.startOver()
             if state.firstStart == nil { state.firstStart = .now() }
             return (state.firstStart!, state.interceptor)
         }
