@@ -174,6 +174,25 @@ extension ClientIntegrationTests {
             #expect(server.connectionCount == 2)
         }
 
+        @Test("a download through a user's redirect handler leaves no file of the redirect behind")
+        func downloadRedirect() async throws {
+            let marker = "redirect-body-\(UInt64.random(in: 0...UInt64.max))"
+            let server = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "/file", body: marker),
+                                                     .expectRequest, cannedResponse("the file")])
+            defer { server.stop() }
+            let response = await session.download("http://127.0.0.1:\(server.port)/start")
+                .redirect(using: .modify { _, request, _ in request })
+                .serializingData().response
+            #expect(response.value.map { String(decoding: $0, as: UTF8.self) } == "the file")
+            let directory = FileManager.default.temporaryDirectory
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            let leftovers = names.filter { name in
+                name.hasPrefix("Lariat_") && name.hasSuffix(".download")
+                    && (try? Data(contentsOf: directory.appendingPathComponent(name))) == Data(marker.utf8)
+            }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
+
         @Test("a redirect to another scheme fails with unsupportedURL")
         func otherScheme() async throws {
             let server = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "ftp://127.0.0.1/file")])

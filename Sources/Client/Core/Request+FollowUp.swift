@@ -204,7 +204,7 @@ extension Request {
     /// rebuilt from its source there, and the last body is forgotten).
     func startFollowUp() {
         underlyingQueue.async { [self] in
-            prepareForRetry()
+            prepareForFollowUp()
             let (pending, firstStart) = mutable.withLock { state in
                 let pending = state.followUp.pending
                 state.followUp.pending = nil

@@ -208,6 +208,9 @@ public class Request: @unchecked Sendable {
     func runValidators() {}
     /// Forgets the last exchange's body before a retry's exchange is built (on ``underlyingQueue``).
     func prepareForRetry() {}
+    /// Forgets a redirect's kept body before the next hop is built (on ``underlyingQueue``);
+    /// ``prepareForRetry()`` by default (DownloadRequest also removes the hop's file).
+    func prepareForFollowUp() { prepareForRetry() }
 
     // MARK: Lifecycle
 
