@@ -229,6 +229,26 @@ extension ClientIntegrationTests {
             #expect(text(server.requests[1]).contains("Authorization: Basic dXNlcjpwYXNz\r\n"))
         }
 
+        @Test("Digest stale=true is answered once more with the new nonce; a third 401 is delivered")
+        func digestStale() async throws {
+            func challenge(_ nonce: String, stale: Bool) -> ScriptedServer.Step {
+                .send("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"r\", nonce=\"\(nonce)\", qop=\"auth\", algorithm=SHA-256\(stale ? ", stale=true" : "")\r\nContent-Length: 0\r\n\r\n")
+            }
+            let server = try ScriptedServer(script: [
+                .expectRequest, challenge("n1", stale: false), .expectRequest, challenge("n2", stale: true),
+                .expectRequest, challenge("n3", stale: true),
+            ])
+            defer { server.stop() }
+            let response = await session.request("http://127.0.0.1:\(server.port)/d").authenticate(username: "u", password: "p")
+                .serializingData().response
+            #expect(response.response?.statusCode == 401)
+            #expect(server.requests.count == 3, "the first request, the answer, one more answer for stale=true")
+            let answers = server.requests.dropFirst().map { text($0) }
+            #expect(answers.first?.contains("nonce=\"n1\"") == true)
+            #expect(answers.last?.contains("nonce=\"n2\"") == true)
+            #expect(answers.allSatisfy { $0.contains("Authorization: Digest username=\"u\"") && $0.contains("algorithm=SHA-256") })
+        }
+
         @Test("a 401 without a credential is delivered, body included")
         func challengeWithoutCredential() async throws {
             let server = try ScriptedServer(script: [
