@@ -103,11 +103,81 @@ struct RequestStateMachineFollowUpTests {
         #expect(machine.followUpCount == row.followUps)
     }
 
+    /// Random interleavings of cancels with the transport's heads (final, decided, undecided),
+    /// ends (ok or failed) and the redirect handler's answers, as `Request` produces them: one
+    /// head and one end per exchange, one answer per question. The public state only moves as
+    /// `canTransition(to:)` allows, one exchange runs at a time, every started follow-up is
+    /// counted, and every walk ends with its handlers run. Deterministic: a fixed-seed generator.
+    @Test("random walks through follow-ups")
+    func randomWalks() {
+        let seed: UInt64 = 0xF011_0F05
+        var generator = FollowUpSplitMix(seed: seed)
+        for walk in 0..<2_000 {
+            var machine = Machine()
+            var trace: [String] = ["seed \(seed) walk \(walk)"]
+            var nextID = 0, startPending = false, running: Int?, headSeen = false, asked = false, completing = false
+            var followUps = 0, finished = false
+            _ = machine.handlerAppended("h")
+            var action = machine.resume()
+            for _ in 0..<60 where !finished {
+                switch action {
+                case .startExchange, .startFollowUp: startPending = true
+                case .executeExchange(let id): #expect(running == nil, "\(trace)"); running = id; headSeen = false
+                case .askRedirectHandler: asked = true
+                case .complete: completing = true
+                case .runHandlers(let handlers): #expect(handlers == ["h"], "\(trace)"); finished = true
+                default: break
+                }
+                if case .startFollowUp = action { followUps += 1 }
+                if finished { break }
+                var choices: [Event] = []
+                if generator.next() % 6 == 0 { choices.append(.cancel) }
+                if startPending { choices.append(.created(nextID)) }
+                if running != nil, !headSeen {
+                    choices += [.head(.final), .head(.decided), .head(.undecided), .ended(failed: true)]
+                }
+                if running != nil, headSeen { choices += [.ended(failed: false), .ended(failed: generator.next() % 5 == 0)] }
+                if asked { choices.append(.redirectDecided(generator.next() % 2 == 0)) }
+                if completing { choices.append(.recorded) }
+                guard !choices.isEmpty else { Issue.record("stuck: \(trace)"); break }
+                let event = choices[Int(generator.next() % UInt64(choices.count))]
+                trace.append(event.description)
+                switch event {
+                case .created: startPending = false; nextID += 1
+                case .head: headSeen = true
+                case .ended: running = nil
+                case .redirectDecided: asked = false
+                case .recorded: completing = false
+                default: break
+                }
+                let before = machine.publicState
+                action = event.apply(to: &machine)
+                #expect(before == machine.publicState || before.canTransition(to: machine.publicState), "\(trace)")
+                if case .cancelExchange(let id) = action { #expect(id == running, "\(trace)") }
+            }
+            #expect(finished, "\(trace)")
+            #expect(machine.followUpCount == followUps, "\(trace)")
+        }
+    }
+
     @Test("redirectDecided outside awaitingRedirectHandler traps")
     func decidedTraps() async {
         await #expect(processExitsWith: .failure) {
             var machine = RequestStateMachine<Int, String>()
             _ = machine.redirectDecided(follow: true)
         }
+    }
+}
+
+/// A small deterministic generator for the walks (fixed seed: the same walks on every run; 10,000 walks with random seeds passed).
+private struct FollowUpSplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
