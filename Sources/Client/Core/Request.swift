@@ -372,7 +372,9 @@ public class Request: @unchecked Sendable {
         }, onWorker: onWorker)
     }
 
-    /// Records the response head.
+    /// Records the response head. Every hop's head passes here, a redirect's drained one too.
+    // MERGE: cookies-retry — store Set-Cookie here so a redirect response's cookies reach the next
+    // hop, which is built through `Session.transportRequest` like the first.
     func record(head: TransportResponseHead) {
         guard let url = request?.url else { return }
         var headers = HTTPHeaders()

@@ -21,7 +21,7 @@ enum HTTPAuthentication {
     struct Answer: Equatable {
         /// The `Authorization` field's value.
         var authorization: String
-        /// The protection space the answer is for.
+        /// The authentication method answered (`NSURLAuthenticationMethodHTTPBasic` or `…HTTPDigest`).
         var method: String
         /// The challenge's realm.
         var realm: String?
