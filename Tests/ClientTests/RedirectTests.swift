@@ -110,6 +110,48 @@ extension ClientIntegrationTests {
             #expect(second.hasSuffix("\r\n\r\npayload"), "\(second)")
         }
 
+        @Test("307 re-reads a file upload from its start")
+        func fileUploadRedirect() async throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-upload-\(UInt64.random(in: 0...UInt64.max)).txt")
+            try Data("file body".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let server = try ScriptedServer(script: [.expectRequest, redirect("307 Temporary Redirect", to: "/again"), .expectRequest, cannedResponse()])
+            defer { server.stop() }
+            _ = await session.upload(file, to: "http://127.0.0.1:\(server.port)/up").serializingData().response
+            #expect(server.requests.count == 2)
+            #expect(server.requests.allSatisfy { text($0).hasSuffix("\r\n\r\nfile body") }, "\(server.requests.map { text($0) })")
+        }
+
+        @Test("307 re-encodes a multipart body")
+        func multipartRedirect() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, redirect("307 Temporary Redirect", to: "/again"), .expectRequest, cannedResponse()])
+            defer { server.stop() }
+            _ = await session.upload(multipartFormData: { $0.append(Data("v".utf8), withName: "k") }, to: "http://127.0.0.1:\(server.port)/up")
+                .serializingData().response
+            #expect(server.requests.count == 2)
+            let bodies = server.requests.map { text($0) }
+            #expect(bodies.allSatisfy { $0.contains("name=\"k\"") && $0.contains("multipart/form-data; boundary=") }, "\(bodies)")
+        }
+
+        @Test("the resource deadline spans every hop; the idle timeout restarts with each")
+        func deadlines() async throws {
+            let slowHop: [ScriptedServer.Step] = [.expectRequest, .sleep(.milliseconds(400)), redirect("302 Found", to: "/next")]
+            // Idle 0.6 s per hop: three hops of 0.4 s of silence each succeed.
+            let idle = try ScriptedServer(script: slowHop + slowHop + [.expectRequest, .sleep(.milliseconds(400)), cannedResponse("done")])
+            defer { idle.stop() }
+            let idleConfiguration = URLSessionConfiguration.af.default
+            idleConfiguration.timeoutIntervalForRequest = 0.6
+            let done = await Session(configuration: idleConfiguration).request("http://127.0.0.1:\(idle.port)/").serializingString().response
+            #expect(done.value == "done", "\(done.result)")
+            // Total 1 s: the third hop's silence passes it.
+            let total = try ScriptedServer(script: slowHop + slowHop + [.expectRequest, .sleep(.milliseconds(800)), cannedResponse("late")])
+            defer { total.stop() }
+            let totalConfiguration = URLSessionConfiguration.af.default
+            totalConfiguration.timeoutIntervalForResource = 1
+            let late = await Session(configuration: totalConfiguration).request("http://127.0.0.1:\(total.port)/").serializingString().response
+            #expect(sessionTaskURLError(late.result)?.code == .timedOut, "\(late.result)")
+        }
+
         @Test(".doNotFollow delivers the redirect response with its body")
         func doNotFollow() async throws {
             let server = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "/elsewhere", body: "moved")])
