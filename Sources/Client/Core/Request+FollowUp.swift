@@ -46,10 +46,11 @@ struct FollowUpState {
     }
 }
 
-/// Where an exchange's body bytes go: to the request, or discarded while a follow-up waits.
-/// Written and read on the connection's loop only (the head, then the body, in order); atomics
-/// so the bytes' path needs no lock.
-final class BodyRoute: Sendable {
+/// Where the current exchange's body bytes go: to the request, or discarded while a follow-up
+/// waits. Written and read on the connection's loop (the head, then the body, in order) and
+/// reset when the next exchange is built, after the last one ended; atomics so the bytes' path
+/// needs no lock. Stored inline in `Request` (noncopyable): no allocation per exchange.
+struct BodyRoute: ~Copyable, Sendable {
     private let discarding = Atomic<Bool>(false)
     private let drained = Atomic<Int>(0)
     private let abandoned = Atomic<Bool>(false)
@@ -64,6 +65,12 @@ final class BodyRoute: Sendable {
     var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
     /// Discards the rest of the body.
     func discard() { discarding.store(true, ordering: .relaxed) }
+    /// Delivers bytes again, for a new exchange (the last one has ended).
+    func reset() {
+        discarding.store(false, ordering: .relaxed)
+        drained.store(0, ordering: .relaxed)
+        abandoned.store(false, ordering: .relaxed)
+    }
     /// Counts discarded bytes; returns true once when the cap is passed (close the exchange).
     func drain(_ count: Int) -> Bool {
         let total = drained.add(count, ordering: .relaxed).newValue

@@ -91,6 +91,8 @@ public class Request: @unchecked Sendable {
         var followUp = FollowUpState()
     }
     let mutable = Mutex(Mutable())
+    /// Where the current exchange's body goes (see `Request+FollowUp.swift`).
+    let route = BodyRoute()
 
     /// ``underlyingQueue``, or what to make it from.
     enum UnderlyingQueue {
@@ -294,9 +296,9 @@ public class Request: @unchecked Sendable {
         // while the head stayed on the loop: two paths, and one thread wake-up per request.)
         // The route sends body bytes to the request, or discards them while a redirect or a
         // challenge's answer waits (`Request+FollowUp.swift`).
-        let route = BodyRoute()
+        route.reset()
         let exchange = Exchange(request: transport, handler: { [weak self] event in
-            self?.transportEvent(event, route: route)
+            self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
             guard let self else { return }
             if !route.isDiscarding { return didReceiveBody(bytes) }
@@ -321,7 +323,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// The one entry for the transport's events; see `start()`.
-    private func transportEvent(_ event: TransportEvent, route: BodyRoute) {
+    private func transportEvent(_ event: TransportEvent) {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
