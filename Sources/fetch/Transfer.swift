@@ -2,6 +2,7 @@
 // writes it (-i, -I, -D, -o/-O/-o -, --create-dirs, -f/--fail-with-body, --max-filesize,
 // --limit-rate), with curl's status and one-line message for every failure.
 import Client
+import Synchronization
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -21,6 +22,8 @@ final class Transfer {
     private(set) var bodySize = 0
     /// The head's length as written by `-i` (status line, headers, blank line).
     private(set) var headSize = 0
+    /// The heads of the redirects followed, kept when heads are written.
+    private let hopHeads = HopHeads()
     /// The last request's URL (after redirects), once a response arrived.
     private(set) var effectiveURL: String?
     /// The last failure's message, empty on success.
@@ -48,15 +51,25 @@ final class Transfer {
     /// curl's redirect behaviour: none without `-L`; with it, URLSession's rules (credentials
     /// dropped for another host), or with `--location-trusted` the original Authorization and
     /// Cookie sent along wherever the redirect goes.
-    static func redirector(options: FetchOptions, original: URLRequest) -> Redirector {
+    /// Each redirect's head is kept in `hops`: written before the final one with `-i`, `-I` and
+    /// `-D`, and counted by `%{size_header}`, as curl does.
+    static func redirector(options: FetchOptions, original: URLRequest, hops: HopHeads) -> Redirector {
         guard options.followRedirects else { return .doNotFollow }
-        guard options.locationTrusted else { return .follow }
-        let kept = ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } }
-        return .modify { _, request, _ in
+        let kept = options.locationTrusted
+            ? ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } } : []
+        return .modify { _, request, response in
+            hops.append(headText(response))
             var request = request
             for (name, value) in kept where request.value(forHTTPHeaderField: name) == nil { request.setValue(value, forHTTPHeaderField: name) }
             return request
         }
+    }
+
+    /// A response head as curl writes it for `-i` and `-D`.
+    static func headText(_ http: HTTPURLResponse) -> String {
+        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
+        for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
+        return head + "\r\n"
     }
 
     /// Sends the request and writes the response; returns curl's status.
@@ -80,7 +93,7 @@ final class Transfer {
             let password = colon < credentials.endIndex ? String(credentials[credentials.index(after: colon)...]) : ""
             dataRequest.authenticate(username: String(credentials[..<colon]), password: password)
         }
-        dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest))
+        dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
         let response = await dataRequest
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
         if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
@@ -103,9 +116,8 @@ final class Transfer {
 
     /// Writes a response; returns curl's status.
     private func write(_ http: HTTPURLResponse, body: Data) -> Int32 {
-        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
-        for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
-        head += "\r\n"
+        // Redirects' heads first (-L with -i, -I or -D), then the final one.
+        let head = hopHeads.all.joined() + Self.headText(http)
         headSize = head.utf8.count
         if let path = options.dumpHeaderPath {
             let written = path == "-" ? writeAll(1, Data(head.utf8)) : Output.writeFile(path, Data(head.utf8), createDirectories: options.createDirectories)
@@ -239,4 +251,14 @@ func writeAll<Bytes: DataProtocol>(_ fd: Int32, _ data: Bytes) -> Bool {
         }
         return true
     }
+}
+
+/// Redirect heads collected by the redirect handler (on the request's queue), read after the
+/// transfer ended.
+final class HopHeads: Sendable {
+    private let heads = Mutex<[String]>([])
+    /// Adds one head's text.
+    func append(_ head: String) { heads.withLock { $0.append(head) } }
+    /// Every head so far, in order.
+    var all: [String] { heads.withLock { $0 } }
 }
