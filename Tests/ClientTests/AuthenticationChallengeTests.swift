@@ -60,6 +60,21 @@ struct AuthenticationChallengeTests {
         }
     }
 
+    @Test("parser never traps on random fields built from its delimiters")
+    func randomFields() {
+        let alphabet = Array(#"ab=,\" \t\"Basic Digest realm=x,"#.utf8) + [0x00, 0x01, 0x7F, 0xC3, 0xA9]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...48, using: &generator)
+            let bytes = (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+            let field = String(decoding: bytes, as: UTF8.self)
+            if let challenges = Challenge.parse(field) {
+                #expect(challenges.count <= Challenge.Limits.maxChallenges, "\(field.debugDescription)")
+                #expect(challenges.allSatisfy { !$0.scheme.isEmpty && $0.parameters.count <= Challenge.Limits.maxParameters })
+            }
+        }
+    }
+
     @Test("the strongest supported challenge is answered")
     func strongest() throws {
         let fields = [#"Basic realm="b""#, #"Digest realm="a", nonce="n", algorithm=MD5, Digest realm="a", nonce="n", algorithm=SHA-256"#]
