@@ -113,6 +113,10 @@ struct Fetch {
         configuration.proxy = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
         options.cookies.configure(configuration)
+        // curl's --max-redirs (50 by default, -1 for none); one more is exit 47.
+        configuration.httpMaximumRedirects = options.maxRedirects < 0 ? Int.max : options.maxRedirects
+        // fetch answers challenges only with -u/URL credentials, never from a shared store.
+        configuration.urlCredentialStorage = nil
         if options.insecure && options.showsErrors { printError("fetch: warning: -k/--insecure: the server's certificate is NOT verified") }
         let trustManager: ServerTrustManager?
         do {
@@ -150,6 +154,7 @@ enum Usage {
          -C, --continue-at OFFSET|-  -r, --range RANGE
          -b, --cookie 'n=v; n2=v2'|FILE  -c, --cookie-jar FILE  -j, --junk-session-cookies
          --retry N  --retry-delay S  --retry-max-time S  --retry-connrefused  --retry-all-errors
+         -L, --location  --location-trusted  --max-redirs N  -u, --user USER[:PASS]  --basic  --digest
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

@@ -85,6 +85,24 @@ struct FetchOptions: Equatable {
     var maxTime: Double?
     /// `--connect-timeout`.
     var connectTimeout: Double?
+    /// `-L`: redirects are followed (URLSession's rules; see `RedirectRules` in Client).
+    var followRedirects = false
+    /// `--location-trusted`: credentials (Authorization, Cookie) go along to other hosts too.
+    var locationTrusted = false
+    /// `--max-redirs`: redirects followed before exit 47; curl's default 50, `-1` for no limit.
+    var maxRedirects = 50
+    /// `-u user[:password]`, which wins over `user:password@` in the URL.
+    var user: String?
+    /// `--basic` / `--digest`: how `-u`'s credentials are used (the last one given wins).
+    var authScheme = AuthScheme.basic
+
+    /// How fetch authenticates with `-u` credentials.
+    enum AuthScheme: Equatable {
+        /// Sent at once as `Authorization: Basic` (curl's default).
+        case basic
+        /// Sent only in answer to a 401 Digest (or Basic) challenge.
+        case digest
+    }
     /// Options that were understood but need Client features fetch does not have yet; refused
     /// before anything is sent (exit 2), never ignored.
     var unsupported: [String] = []

@@ -75,7 +75,24 @@ enum OptionTable {
         return Int(number * Double(multiplier))
     }
 
-    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + pendingOptions
+    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions
+
+    /// Redirects (`-L`) and authentication (`-u`, `--basic`, `--digest`).
+    private static let redirectsAndAuth: [OptionSpec] = [
+        flag("location", "L") { $0.followRedirects = $1 },
+        flag("location-trusted") { options, on in
+            options.locationTrusted = on
+            if on { options.followRedirects = true }  // curl: --location-trusted implies -L
+        },
+        value("max-redirs") { options, text throws(FetchUsageError) in
+            guard let number = Int(text), number >= -1 else { throw .notNumeric("--max-redirs") }
+            options.maxRedirects = number
+        },
+        // No password prompt: `-u user` sends an empty password (curl would ask on a terminal).
+        value("user", "u") { $0.user = $1 },
+        flag("basic") { options, on in if on { options.authScheme = .basic } },
+        flag("digest") { options, on in options.authScheme = on ? .digest : .basic },
+    ]
 
     private static let transfer: [OptionSpec] = [
         value("request", "X") { $0.method = $1 },
@@ -207,10 +224,6 @@ enum OptionTable {
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.
     private static let pendingOptions: [OptionSpec] = [
-        pending("location", "L", takesValue: false, because: "not supported yet (Client does not follow redirects)"),
-        pending("location-trusted", takesValue: false, because: "not supported yet (Client does not follow redirects)"),
-        pending("max-redirs", takesValue: true, because: "not supported yet (Client does not follow redirects)"),
-        pending("user", "u", takesValue: true, because: "not supported yet (put user:password in the URL)"),
         pending("compressed", takesValue: false, because: "not supported yet (no content decoding in Client)"),
         pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),
         pending("trace", takesValue: true, because: "not supported yet (use -v)"),

@@ -13,6 +13,9 @@ struct PlannedRequest: Equatable {
     var headers: [HeaderField]
     /// The body, if any.
     var body: Data?
+    /// `user:password` to answer a 401 challenge with (`--digest`); Basic credentials go out
+    /// at once in `headers` instead.
+    var challengeCredentials: String?
 }
 
 /// One header.
@@ -43,8 +46,13 @@ struct RequestBuilder {
     /// The request for `rawURL` under `options`.
     func request(_ rawURL: String, options: FetchOptions) throws(TransferError) -> PlannedRequest {
         var (url, credentials) = try Self.normalize(rawURL)
+        // curl: -u wins over the URL's user info; `-u user` without `:` has an empty password.
+        if let user = options.user { credentials = user.contains(":") ? user : user + ":" }
         var headers: [HeaderField] = [HeaderField(name: "User-Agent", value: options.userAgent ?? Self.userAgent), HeaderField(name: "Accept", value: "*/*")]
-        if let credentials {
+        var challengeCredentials: String?
+        if let credentials, options.authScheme == .digest {
+            challengeCredentials = credentials
+        } else if let credentials {
             headers.insert(HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()), at: 0)
         }
         if let referer = options.referer { headers.append(HeaderField(name: "Referer", value: referer)) }
@@ -81,7 +89,7 @@ struct RequestBuilder {
         }
         if let explicit = options.method { method = explicit }
         headers = try edit(headers, with: options.headerLines)
-        return PlannedRequest(url: url, method: method, headers: headers, body: payload)
+        return PlannedRequest(url: url, method: method, headers: headers, body: payload, challengeCredentials: challengeCredentials)
     }
 
     /// curl's `-H` rules: `Name: value` replaces fetch's own header of that name (several `-H`

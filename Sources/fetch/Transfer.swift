@@ -2,6 +2,7 @@
 // writes it (-i, -I, -D, -o/-O/-o -, --create-dirs, -f/--fail-with-body, --max-filesize,
 // --limit-rate), with curl's status and one-line message for every failure.
 import Client
+import Synchronization
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -21,6 +22,10 @@ final class Transfer {
     private(set) var bodySize = 0
     /// The head's length as written by `-i` (status line, headers, blank line).
     private(set) var headSize = 0
+    /// The heads of the redirects followed, kept when heads are written.
+    private let hopHeads = HopHeads()
+    /// The last request's URL (after redirects), once a response arrived.
+    private(set) var effectiveURL: String?
     /// The last failure's message, empty on success.
     private(set) var errorMessage = ""
     /// When `run` started, and how long it took (seconds).
@@ -40,9 +45,33 @@ final class Transfer {
         WriteOut.Values(
             httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
             contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
-            url: request.url, method: request.method, numHeaders: response?.headers.count ?? 0,
+            url: request.url, urlEffective: effectiveURL, method: request.method, numHeaders: response?.headers.count ?? 0,
             scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
             timeTotal: duration)
+    }
+
+    /// curl's redirect behaviour: none without `-L`; with it, URLSession's rules (credentials
+    /// dropped for another host), or with `--location-trusted` the original Authorization and
+    /// Cookie sent along wherever the redirect goes.
+    /// Each redirect's head is kept in `hops`: written before the final one with `-i`, `-I` and
+    /// `-D`, and counted by `%{size_header}`, as curl does.
+    static func redirector(options: FetchOptions, original: URLRequest, hops: HopHeads) -> Redirector {
+        guard options.followRedirects else { return .doNotFollow }
+        let kept = options.locationTrusted
+            ? ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } } : []
+        return .modify { _, request, response in
+            hops.append(headText(response))
+            var request = request
+            for (name, value) in kept where request.value(forHTTPHeaderField: name) == nil { request.setValue(value, forHTTPHeaderField: name) }
+            return request
+        }
+    }
+
+    /// A response head as curl writes it for `-i` and `-D`.
+    static func headText(_ http: HTTPURLResponse) -> String {
+        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
+        for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
+        return head + "\r\n"
     }
 
     /// Sends the request and writes the response; returns curl's status.
@@ -69,7 +98,14 @@ final class Transfer {
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
         if let cookie = options.cookies.literalField { urlRequest.headers.add(name: "Cookie", value: cookie) }
-        let response = await retrying(session, urlRequest)
+        let dataRequest = retrying(session, urlRequest)
+        if let credentials = request.challengeCredentials {
+            let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
+            let password = colon < credentials.endIndex ? String(credentials[credentials.index(after: colon)...]) : ""
+            dataRequest.authenticate(username: String(credentials[..<colon]), password: password)
+        }
+        dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
+        let response = await dataRequest
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
         if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
         switch response.result {
@@ -81,10 +117,15 @@ final class Transfer {
             return write(http, body: response.data ?? Data())
         case .failure(let error):
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
+            if status == 47 {
+                self.response = response.response  // curl's -w %{http_code} shows the last redirect's status
+                return report(47, "Maximum (\(options.maxRedirects)) redirects followed")
+            }
             return report(status, TransferErrors.message(for: error, status: status, url: request.url))
         case .success(let body):
             guard let http = response.response else { return report(1, "no response") }
             self.response = http
+            effectiveURL = response.request?.url?.absoluteString
             bodySize = body.count
             return write(http, body: body)
         }
@@ -106,9 +147,8 @@ final class Transfer {
 
     /// Writes a response; returns curl's status.
     private func write(_ http: HTTPURLResponse, body: Data) -> Int32 {
-        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
-        for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
-        head += "\r\n"
+        // Redirects' heads first (-L with -i, -I or -D), then the final one.
+        let head = hopHeads.all.joined() + Self.headText(http)
         headSize = head.utf8.count
         if let path = options.dumpHeaderPath {
             let written = path == "-" ? writeAll(1, Data(head.utf8)) : Output.writeFile(path, Data(head.utf8), createDirectories: options.createDirectories)
@@ -248,4 +288,14 @@ func writeAll<Bytes: DataProtocol>(_ fd: Int32, _ data: Bytes) -> Bool {
         }
         return true
     }
+}
+
+/// Redirect heads collected by the redirect handler (on the request's queue), read after the
+/// transfer ended.
+final class HopHeads: Sendable {
+    private let heads = Mutex<[String]>([])
+    /// Adds one head's text.
+    func append(_ head: String) { heads.withLock { $0.append(head) } }
+    /// Every head so far, in order.
+    var all: [String] { heads.withLock { $0 } }
 }

@@ -70,6 +70,7 @@ enum TransferErrors {
         case .secureConnectionFailed: return 35
         case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate: return 60  // curl: peer verification failed
         case .networkConnectionLost: return 56
+        case .httpTooManyRedirects: return 47  // curl: CURLE_TOO_MANY_REDIRECTS
         default: return 1
         }
     }

@@ -18,8 +18,10 @@ enum WriteOut {
         var exitCode: Int32 = 0
         /// `errormsg`.
         var errorMessage = ""
-        /// `url`, `url_effective`.
+        /// `url`: the URL as given.
         var url = ""
+        /// `url_effective`: the last URL fetched (after `-L` redirects); ``url`` when `nil`.
+        var urlEffective: String?
         /// `method`.
         var method = "GET"
         /// `num_headers`.
@@ -71,7 +73,8 @@ enum WriteOut {
         case "content_type": return values.contentType
         case "exitcode": return String(values.exitCode)
         case "errormsg": return values.errorMessage
-        case "url", "url_effective": return values.url
+        case "url": return values.url
+        case "url_effective": return values.urlEffective ?? values.url
         case "method": return values.method
         case "num_headers": return String(values.numHeaders)
         case "scheme": return values.scheme

@@ -117,6 +117,34 @@ struct FetchCurlParityTests {
         Row(arguments: ["--no-progress-meter", "--retry", "1", "--retry-max-time", "0.5", "{base}/status/500"]),
         Row(arguments: ["-sS", "--retry", "2", "-f", "{base}/status/404"]),
         Row(arguments: ["--no-progress-meter", "--retry", "x", "{base}/get"]),
+        // Redirects (-L, --max-redirs, --location-trusted) and authentication (-u, --basic, --digest).
+        Row(arguments: ["-sSL", "{base}/redirect/3"]),
+        Row(arguments: ["-sSL", "{base}/relative-redirect/2"]),
+        Row(arguments: ["-sSL", "{base}/absolute-redirect/2"]),
+        Row(arguments: ["-si", "{base}/redirect/1"]),
+        Row(arguments: ["-siL", "{base}/redirect/2"]),
+        Row(arguments: ["-sIL", "{base}/relative-redirect/2"]),
+        Row(arguments: ["-sL", "-D", "-", "-o", "/dev/null", "{base}/absolute-redirect/1"]),
+        Row(arguments: ["-sL", "-o", "/dev/null", "-w", "%{size_header}\\n", "{base}/redirect/2"]),
+        Row(arguments: ["-sSL", "--max-redirs", "2", "{base}/redirect/3"]),
+        Row(arguments: ["-sL", "--max-redirs", "2", "-o", "/dev/null", "-w", "%{http_code} %{exitcode}\\n", "{base}/redirect/3"]),
+        Row(arguments: ["-sSL", "--max-redirs", "-1", "{base}/redirect/3"]),
+        Row(arguments: ["-sSL", "-o", "/dev/null", "-w", "%{url_effective} %{url}\\n", "{base}/redirect/2"]),
+        Row(arguments: ["-sSL", "-d", "k=v", "{base}/redirect-to?url=/post&status_code=307"]),
+        Row(arguments: ["-sSL", "-d", "k=v", "{base}/redirect-to?url=/post&status_code=308"]),
+        Row(arguments: ["-sSL", "-d", "k=v", "{base}/redirect-to?url=/get&status_code=302"]),
+        Row(arguments: ["-sSL", "-d", "k=v", "{base}/redirect-to?url=/get&status_code=303"]),
+        Row(arguments: ["-sS", "-u", "u:p", "{base}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "--basic", "-u", "u:p", "{base}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "-u", "u:p", "http://x:y@{hostport}/basic-auth/u/p"]),
+        Row(arguments: ["-s", "-u", "u:wrong", "-w", "%{http_code}\\n", "{base}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "--digest", "-u", "u:p", "{base}/digest-auth/auth/u/p/MD5"]),
+        Row(arguments: ["-sS", "--digest", "-u", "u:p", "{base}/digest-auth/auth/u/p/SHA-256"]),
+        Row(arguments: ["-s", "--digest", "-u", "u:wrong", "-w", "%{http_code}\\n", "{base}/digest-auth/auth/u/p/MD5"]),
+        Row(arguments: ["-sS", "--digest", "http://u:p@{hostport}/digest-auth/auth/u/p/MD5"]),
+        // Another host (localhost instead of 127.0.0.1): credentials stay behind unless trusted.
+        Row(arguments: ["-sL", "-u", "u:p", "-w", "%{http_code}\\n", "{base}/redirect-to?url=http://localhost:{port}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "--location-trusted", "-u", "u:p", "{base}/redirect-to?url=http://localhost:{port}/basic-auth/u/p"]),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -130,7 +158,7 @@ struct FetchCurlParityTests {
     }
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
-        ["--http2"], ["--http3"], ["-L"], ["-u", "a:b"],
+        ["--http2"], ["--http3"],
 ["--compressed"], ["-T", "file"],
     ])
     func refused(_ arguments: [String]) throws {
@@ -180,6 +208,7 @@ struct FetchCurlParityTests {
         let hostport = String(base.dropFirst("http://".count))
         let arguments = row.arguments.map {
             $0.replacingOccurrences(of: "{base}", with: base).replacingOccurrences(of: "{hostport}", with: hostport)
+                .replacingOccurrences(of: "{port}", with: String(hostport.split(separator: ":").last ?? ""))
                 .replacingOccurrences(of: "{dir}", with: directory).replacingOccurrences(of: "{file}", with: file)
         }
         let process = Process()

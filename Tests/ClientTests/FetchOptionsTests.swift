@@ -20,7 +20,7 @@ struct FetchOptionsTests {
     static let url = "http://h/"
 
     static let rows: [Row] = [
-        Row(["-fsSL", url]) { $0.failMode = .withoutBody; $0.silent = true; $0.showError = true; $0.unsupported = ["-L, --location: not supported yet (Client does not follow redirects)"] },
+        Row(["-fsSL", url]) { $0.failMode = .withoutBody; $0.silent = true; $0.showError = true; $0.followRedirects = true },
         Row(["-sSf", url]) { $0.failMode = .withoutBody; $0.silent = true; $0.showError = true },
         Row(["-XPOST", url]) { $0.method = "POST" },
         Row(["-X", "PUT", "-X", "PATCH", url]) { $0.method = "PATCH" },  // later wins
@@ -48,9 +48,14 @@ struct FetchOptionsTests {
         Row(["--continue-at", "100", "--range", "0-9,20-", url]) { $0.continueAt = .offset(100); $0.range = "0-9,20-" },
         Row(["-u", "a:b", "-w", "%{http_code}", "-b", "c=1", url]) {
             $0.writeOut = "%{http_code}"
-            $0.unsupported = ["-u, --user: not supported yet (put user:password in the URL)"]
+            $0.user = "a:b"
             $0.cookies.literals = ["c=1"]
         },
+        Row(["--location-trusted", "--max-redirs", "3", "--digest", url]) {
+            $0.followRedirects = true; $0.locationTrusted = true; $0.maxRedirects = 3; $0.authScheme = .digest
+        },
+        Row(["--digest", "--basic", "--max-redirs", "-1", url]) { $0.authScheme = .basic; $0.maxRedirects = -1 },
+        Row(["-L", "--no-location", url]) { $0.followRedirects = false },
         Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
     ]
 

@@ -79,6 +79,20 @@ struct FetchRequestBuilderTests {
         #expect(throws: TransferError(status: 3, message: "URL using bad/illegal format or missing URL")) { try plan(["http:///x"]) }
     }
 
+    @Test("-u, --basic and --digest: Basic at once, Digest only when challenged; -u wins over the URL")
+    func userCredentials() throws {
+        func basic(_ credentials: String) -> HeaderField { HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()) }
+        #expect(try plan(["-u", "a:b", "http://h/"]).headers.first == basic("a:b"))
+        #expect(try plan(["-u", "a:b", "http://x:y@h/"]).headers.first == basic("a:b"))
+        // No password prompt: `-u user` sends an empty password.
+        #expect(try plan(["-u", "a", "http://h/"]).headers.first == basic("a:"))
+        let digest = try plan(["--digest", "-u", "a:b:c", "http://h/"])
+        #expect(!digest.headers.contains { $0.name == "Authorization" })
+        #expect(digest.challengeCredentials == "a:b:c")
+        #expect(try plan(["--digest", "http://x:y@h/"]).challengeCredentials == "x:y")
+        #expect(try plan(["--digest", "--basic", "-u", "a:b", "http://h/"]).headers.first == basic("a:b"))
+    }
+
     @Test("-F parts and the multipart body")
     func form() throws {
         let text = try body(["-F", "a=b", "-F", "f=@bin;type=text/x;filename=n.txt", "-F", "c=<bin"])

@@ -102,9 +102,12 @@ extension ClientIntegrationTests {
             #expect(code == 418)
         }
 
-        @Test("/redirect/1 is seen as a 302 (redirects are not followed yet)")
+        @Test("/redirect/1 is followed to /get; with .doNotFollow it is the 302")
         func redirect() async throws {
-            let response = await session.request(Endpoint.redirect(1).url).serializingData().response
+            let followed = await session.request(Endpoint.redirect(1).url).serializingData().response
+            #expect(followed.response?.statusCode == 200)
+            #expect(followed.response?.url?.path == "/get")
+            let response = await session.request(Endpoint.redirect(1).url).redirect(using: .doNotFollow).serializingData().response
             #expect(response.response?.statusCode == 302)
             #expect(response.response?.headers["Location"]?.hasSuffix("/get") == true)
         }

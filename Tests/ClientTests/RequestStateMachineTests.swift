@@ -12,7 +12,8 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete),
-             (.askRetrier, .askRetrier), (.restartExchange, .restartExchange): return true
+             (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),
+             (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler): return true
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
@@ -296,7 +297,7 @@ struct RequestStateMachineTests {
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
-                case .none, .cancelExchange, .deliverHead: break
+                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler: break
                 }
             }
             #expect(starts <= 1, "\(trace)")

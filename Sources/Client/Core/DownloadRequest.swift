@@ -137,6 +137,12 @@ public class DownloadRequest: Request, @unchecked Sendable {
         sink.reset()
     }
 
+    /// A redirect's body kept for a user's redirect handler is not the download: its file goes.
+    override func prepareForFollowUp() {
+        sink.discard(fileManager)
+        sink.reset()
+    }
+
     /// A local file failure ends the exchange: the error is recorded first, so it is the one the
     /// handlers see (the transport's `.cancelled` that follows does not replace it).
     func abort(_ error: SocketError, code: URLError.Code) {

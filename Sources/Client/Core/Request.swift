@@ -89,10 +89,14 @@ public class Request: @unchecked Sendable {
         var interceptor: (any RequestInterceptor)?
         /// HTTP caching (see `Request+Cache.swift`).
         var cache = RequestCacheState()
+        /// Redirects and authentication challenges (see `Request+FollowUp.swift`).
+        var followUp = FollowUpState()
     }
     let mutable = Mutex(Mutable())
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
     let lifecycle = RequestLifecycle()
+    /// Where the current exchange's body goes (see `Request+FollowUp.swift`).
+    let route = BodyRoute()
 
     /// ``underlyingQueue``, or what to make it from.
     enum UnderlyingQueue {
@@ -215,6 +219,9 @@ public class Request: @unchecked Sendable {
     func runValidators() {}
     /// Forgets the last exchange's body before a retry's exchange is built (on ``underlyingQueue``).
     func prepareForRetry() {}
+    /// Forgets a redirect's kept body before the next hop is built (on ``underlyingQueue``);
+    /// ``prepareForRetry()`` by default (DownloadRequest also removes the hop's file).
+    func prepareForFollowUp() { prepareForRetry() }
 
     // MARK: Lifecycle
 
@@ -231,6 +238,8 @@ public class Request: @unchecked Sendable {
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
         case .restartExchange: emit { [self] in $0.requestIsRetrying(self) }; prepareForRetry(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
+        case .startFollowUp: startFollowUp()
+        case .askRedirectHandler: askRedirectHandler()
         }
     }
 
@@ -260,6 +269,9 @@ public class Request: @unchecked Sendable {
         // (RetryPolicy reads its method).
         let (firstStart, own) = mutable.withLock { state in
             state.request = urlRequest
+            if state.followUp.originalRequest == nil { state.followUp.originalRequest = urlRequest }
+            // A retry is a new task for URLSession: its own 16 redirects and its own challenge answer.
+            state.followUp.startOver()
             if state.firstStart == nil { state.firstStart = .now() }
             return (state.firstStart!, state.interceptor)
         }
@@ -311,17 +323,29 @@ public class Request: @unchecked Sendable {
         // cancelled while queued, TLS setup) comes alone from the pool's thread. The state
         // machine decides what each event means. (The end used to hop to `underlyingQueue`
         // while the head stayed on the loop: two paths, and one thread wake-up per request.)
+        // The route sends body bytes to the request, or discards them while a redirect or a
+        // challenge's answer waits (`Request+FollowUp.swift`).
+        route.reset()
         let exchange = Exchange(request: transport, handler: { [weak self] event in
             self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
-            self?.taskReceived(bytes)
-            self?.didReceiveBody(bytes)
+            guard let self else { return }
+            if !route.isDiscarding { taskReceived(bytes); return didReceiveBody(bytes) }
+            if route.drain(bytes.count) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
         let action = mutable.withLock { $0.machine.exchangeCreated(exchange) }
         if case .none = action { didSuspendTask() }  // created while suspended: held unsent
         perform(action)
     }
+
+    /// Sends a follow-up's request (see `Request+FollowUp.swift`).
+    func sendFollowUp(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline) {
+        send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
+    }
+
+    /// Ends a follow-up whose request could not be built.
+    func failFollowUp(_ error: AFError) { startFailed(error) }
 
     private func startFailed(_ error: AFError) {
         perform(mutable.withLock { state in
@@ -335,17 +359,33 @@ public class Request: @unchecked Sendable {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
-            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) {
+            // A redirect or a 401 may call for another exchange (`Request+FollowUp.swift`).
+            let judgement = judge(head)
+            let action = mutable.withLock { state in
+                let action = state.machine.transportHeadReceived(judgement.kind)
+                if case .deliverHead = action { recordJudgement(judgement, into: &state) }
+                return action
+            }
+            guard case .deliverHead = action else { return }
+            if judgement.kind == .decided || judgement.error != nil {
+                route.discard()  // set before this returns: the body follows on this thread
+                record(head: head)
+            } else {
                 deliverHeadThroughCache(head)
                 if let response { taskReceived(response, expectedLength: head.contentLength) }
             }
             return
         case .end(let done): (summary, failure) = (done, nil)
+        case .failure(let error, let partial) where error.kind == .cancelled && route.isAbandoned:
+            // Closed by us: a follow-up's body was too long to drain. The follow-up goes on.
+            (summary, failure) = (partial, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
+        // MERGE: progress-metrics — one transaction per hop; today `metrics` holds the last hop's.
         record(summary: summary, failure: failure)
         taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
-        guard case .complete = mutable.withLock({ $0.machine.transportEnded() }) else { return }
+        let action = mutable.withLock { $0.machine.transportEnded(failed: failure != nil) }
+        guard case .complete = action else { return perform(action) }
         // Two thread hops per request: the response completes on the connection's loop, and a
         // small response finishes right here, so a handler from the async API serializes here and
         // resumes the awaiting task directly (caller → loop → awaiting task). Files and bodies
@@ -371,7 +411,9 @@ public class Request: @unchecked Sendable {
         }, onWorker: onWorker)
     }
 
-    /// Records the response head.
+    /// Records the response head. Every hop's head passes here, a redirect's drained one too.
+    // MERGE: cookies-retry — store Set-Cookie here so a redirect response's cookies reach the next
+    // hop, which is built through `Session.transportRequest` like the first.
     func record(head: TransportResponseHead) {
         guard let urlRequest = request, let url = urlRequest.url else { return }
         var headers = HTTPHeaders()

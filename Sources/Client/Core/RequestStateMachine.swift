@@ -42,6 +42,22 @@
 // then reports `outcomeRecorded` and the machine decides between finishing and asking the
 // retrier. Only a failed, uncancelled request with a retrier asks (Alamofire's `retryOrFinish`).
 //
+// Follow-ups (a redirect or an answered authentication challenge; each is a new exchange of the
+// same request, built from the recorded next URLRequest, without adapters, as URLSession's own
+// hops):
+//
+//   running ──headReceived(.decided)──▶ drainingForFollowUp ──transportEnded(ok)──▶ starting (followUpCount + 1)
+//   (.resumed)                           (.resumed; the body is discarded, capped)   action startFollowUp
+//      │ headReceived(.undecided)            │ transportEnded(failed) ──▶ completing
+//      ▼                                     │ cancel ──▶ cancelling
+//   runningRedirect ──transportEnded(ok)──▶ awaitingRedirectHandler ──redirectDecided(follow)──▶ starting
+//   (.resumed; the body is kept: it is     (.resumed)                  redirectDecided(deliver) ──▶ completing
+//    the response if the handler says no)     │ cancel ──▶ awaitingRedirectHandler(cancelled) ──redirectDecided──▶ completing(cancelled)
+//
+// `.decided`: the follow-up is known from the head alone (no redirect handler or a fixed
+// `Redirector`, or a challenge answered with a credential), so the body is never delivered.
+// `.undecided`: a user's handler decides, off the connection's loop, once the response ended.
+//
 // Generic over the exchange and handler types so the table tests need no sockets.
 
 /// The lifecycle of one request; see the file comment for states and transitions.
@@ -57,6 +73,18 @@ struct RequestStateMachine<Exchange, Handler> {
         /// Exits: exchangeCreated → running or suspendedWithExchange; startFailed → completing;
         /// cancel → cancelledWhileStarting; suspend/resume toggle `suspended`.
         case starting(suspended: Bool)
+        /// A follow-up is decided from the head; the response body is being discarded.
+        /// Exits: transportEnded(ok) → starting; transportEnded(failed) → completing;
+        /// cancel → cancelling.
+        case drainingForFollowUp(Exchange)
+        /// A redirect arrived that a user's handler decides once the response ended; the body is
+        /// kept. Exits: transportEnded(ok) → awaitingRedirectHandler; transportEnded(failed) →
+        /// completing; cancel → cancelling.
+        case runningRedirect(Exchange)
+        /// The redirect handler is deciding (user code, outside the lock). `cancelled`: a cancel
+        /// arrived meanwhile, so the request finishes whatever it says.
+        /// Exits: redirectDecided → starting or completing.
+        case awaitingRedirectHandler(cancelled: Bool)
         /// Cancelled while the starter builds; the starter's report finishes the request.
         /// Exits: exchangeCreated (the exchange is dropped unsent) or startFailed → completing(cancelled).
         case cancelledWhileStarting
@@ -108,6 +136,21 @@ struct RequestStateMachine<Exchange, Handler> {
         case restartExchange
         /// Run these response handlers, in order.
         case runHandlers([Handler])
+        /// Build the recorded follow-up request's exchange (no adapters), then report
+        /// ``exchangeCreated(_:)`` or ``startFailed()``.
+        case startFollowUp
+        /// Ask the redirect handler about the recorded redirect, then report ``redirectDecided(follow:)``.
+        case askRedirectHandler
+    }
+
+    /// What a response head means for the exchange, as the request judged it.
+    enum HeadKind: Equatable {
+        /// A response to deliver (the common case).
+        case final
+        /// A follow-up is decided: discard the body, then start it.
+        case decided
+        /// A redirect a user's handler decides once the response ended.
+        case undecided
     }
 
     private var state = State.initialized
@@ -116,15 +159,19 @@ struct RequestStateMachine<Exchange, Handler> {
     /// How many retries started (Alamofire's `Request.retryCount`): counted when the retry's
     /// delay has elapsed and its exchange is being built, not when it is decided.
     private(set) var retryCount = 0
+    /// How many follow-up exchanges (redirects and challenge answers) started.
+    private(set) var followUpCount = 0
 
     /// The public state this one shows (Alamofire's `Request.State`).
     var publicState: Request.State {
         switch state {
         case .initialized: return .initialized
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange: return .suspended
-        case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry:
+        case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry,
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(cancelled: false):
             return .resumed
-        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true), .finished(cancelled: true):
+        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true), .finished(cancelled: true),
+             .awaitingRedirectHandler(cancelled: true):
             return .cancelled
         case .finished(cancelled: false): return .finished
         }
@@ -136,7 +183,8 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The exchange on the wire, if one is (running or being cancelled).
     var activeExchange: Exchange? {
         switch state {
-        case .running(let exchange), .cancelling(let exchange): return exchange
+        case .running(let exchange), .cancelling(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange):
+            return exchange
         default: return nil
         }
     }
@@ -157,7 +205,8 @@ struct RequestStateMachine<Exchange, Handler> {
         case .suspendedWithExchange(let exchange):
             state = .running(exchange)
             return .executeExchange(exchange)
-        case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished:
+        case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished,
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
             return .none  // Alamofire: resuming a running, retrying, cancelled or finished request does nothing.
         }
     }
@@ -171,7 +220,7 @@ struct RequestStateMachine<Exchange, Handler> {
             // Suspend racing the start: the exchange is kept unsent when it comes.
             state = .starting(suspended: true)
         case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing,
-             .awaitingRetrier, .waitingToRetry, .finished:
+             .awaitingRetrier, .waitingToRetry, .finished, .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
             break  // Already suspended, in flight (cannot pause), between attempts, or over.
         }
         return .none
@@ -187,9 +236,13 @@ struct RequestStateMachine<Exchange, Handler> {
             // The starter finishes the request when it reports back.
             state = .cancelledWhileStarting
             return .none
-        case .running(let exchange):
+        case .running(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange):
             state = .cancelling(exchange)
             return .cancelExchange(exchange)
+        case .awaitingRedirectHandler(cancelled: false):
+            // The handler's answer finishes the request; it cannot start another exchange now.
+            state = .awaitingRedirectHandler(cancelled: true)
+            return .none
         case .awaitingRetrier(cancelled: false):
             // The retrier's answer finishes the request; it cannot start another exchange now.
             state = .awaitingRetrier(cancelled: true)
@@ -198,7 +251,8 @@ struct RequestStateMachine<Exchange, Handler> {
             // Nothing is on the wire: end now rather than when the delay would have elapsed.
             state = .completing(cancelled: true)
             return .complete
-        case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true), .finished:
+        case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true), .finished,
+             .awaitingRedirectHandler(cancelled: true):
             // Cancel racing completion: the transport's end got here first, so the response
             // stands and the cancel does nothing (as Alamofire's cancel of a finished request).
             return .none
@@ -247,10 +301,15 @@ struct RequestStateMachine<Exchange, Handler> {
 
     // MARK: Transport events
 
-    /// The response head arrived.
-    mutating func transportHeadReceived() -> Action {
+    /// The response head arrived; `kind` is what the request judged it to be (see ``HeadKind``).
+    mutating func transportHeadReceived(_ kind: HeadKind = .final) -> Action {
         switch state {
-        case .running:
+        case .running(let exchange):
+            switch kind {
+            case .final: break
+            case .decided: state = .drainingForFollowUp(exchange)
+            case .undecided: state = .runningRedirect(exchange)
+            }
             return .deliverHead
         case .cancelling:
             return .none  // Cancelled meanwhile: the head is not recorded; the end follows.
@@ -260,9 +319,20 @@ struct RequestStateMachine<Exchange, Handler> {
     }
 
     /// The exchange ended: the whole response arrived, or it failed (a cancelled exchange fails).
-    mutating func transportEnded() -> Action {
+    /// `failed` matters only for a follow-up: a failed exchange ends the request with its error.
+    mutating func transportEnded(failed: Bool = false) -> Action {
         switch state {
         case .running:
+            state = .completing(cancelled: false)
+            return .complete
+        case .drainingForFollowUp where !failed:
+            followUpCount += 1
+            state = .starting(suspended: false)
+            return .startFollowUp
+        case .runningRedirect where !failed:
+            state = .awaitingRedirectHandler(cancelled: false)
+            return .askRedirectHandler
+        case .drainingForFollowUp, .runningRedirect:
             state = .completing(cancelled: false)
             return .complete
         case .cancelling:
@@ -313,6 +383,21 @@ struct RequestStateMachine<Exchange, Handler> {
         default:
             preconditionFailure("retryDelayElapsed in state \(state): one timer per scheduled retry")
         }
+    }
+
+    /// The redirect handler answered: `follow` when it returned a request (recorded by the
+    /// request before reporting), `false` to deliver the redirect response.
+    mutating func redirectDecided(follow: Bool) -> Action {
+        guard case .awaitingRedirectHandler(let cancelled) = state else {
+            preconditionFailure("redirectDecided in state \(state): only the redirect handler's one answer reports it")
+        }
+        guard follow, !cancelled else {
+            state = .completing(cancelled: cancelled)
+            return .complete
+        }
+        followUpCount += 1
+        state = .starting(suspended: false)
+        return .startFollowUp
     }
 
     private mutating func finish(cancelled: Bool) -> Action {

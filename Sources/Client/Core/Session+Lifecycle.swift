@@ -29,9 +29,7 @@ extension Session {
 
     /// Creates a session from a URLSession stand-in, as Alamofire's designated initialiser:
     /// `session.configuration` is used; ``Session/session`` is a new stand-in describing this session.
-    /// - Parameters: as ``init(configuration:delegate:rootQueue:startRequestsImmediately:requestSetup:requestQueue:serializationQueue:interceptor:serverTrustManager:eventMonitors:tlsConfiguration:eventLoopGroup:resolver:)``.
-    // MERGE: redirect-auth adds `redirectHandler:` and resume-cache `cachedResponseHandler:` after
-    // `serverTrustManager:` here too, passed through to the main initialiser.
+    /// - Parameters: as ``init(configuration:delegate:rootQueue:startRequestsImmediately:requestSetup:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:cachedResponseHandler:eventMonitors:tlsConfiguration:eventLoopGroup:resolver:)``.
     public convenience init(
         session: URLSession,
         delegate: SessionDelegate,
@@ -42,12 +40,15 @@ extension Session {
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [AlamofireNotifications()]
     ) {
         self.init(configuration: session.configuration, delegate: delegate, rootQueue: rootQueue,
                   startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup,
                   requestQueue: requestQueue, serializationQueue: serializationQueue, interceptor: interceptor,
-                  serverTrustManager: serverTrustManager, eventMonitors: eventMonitors)
+                  serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+                  cachedResponseHandler: cachedResponseHandler, eventMonitors: eventMonitors)
     }
 
     // MARK: Live requests

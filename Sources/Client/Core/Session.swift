@@ -76,6 +76,9 @@ open class Session: @unchecked Sendable {
     public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The configuration's cache, kept when the session was created (`Request+Cache.swift`).
     let urlCache: URLCache?
+    /// Decides every redirect of the session's requests that has no handler of its own; `nil`
+    /// follows them, as URLSession.
+    public let redirectHandler: (any RedirectHandler)?
     let pool: ConnectionPool
     let settings: URLSessionConfiguration.Settings
 
@@ -95,9 +98,11 @@ open class Session: @unchecked Sendable {
     ///   - serverTrustManager: Per-host ``ServerTrustEvaluating`` evaluators, run during the TLS
     ///     handshake before any request byte is sent; `nil` (the default) means default evaluation
     ///     (system trust store, or `tlsConfiguration`'s roots, with host name checks).
-    ///   - eventMonitors: Receive every request's events; `[AlamofireNotifications()]` by default.
+    ///   - redirectHandler: Decides redirects for requests without their own handler; `nil` (the
+    ///     default) follows them by URLSession's rules, up to `configuration.httpMaximumRedirects`.
     ///   - cachedResponseHandler: Decides what of each response is stored in the configuration's
     ///     ``URLCache``; `nil` (the default) stores what the cache rules allow.
+    ///   - eventMonitors: Receive every request's events; `[AlamofireNotifications()]` by default.
     ///   - tlsConfiguration: TLS settings for https: set `trustRoots` (for example
     ///     `.file("ca.pem")`, curl's `--cacert`) and `clientIdentity` (`.pemFiles(certificateChain:privateKey:)`
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
@@ -118,8 +123,9 @@ open class Session: @unchecked Sendable {
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
-        eventMonitors: [any EventMonitor] = [AlamofireNotifications()],
+        redirectHandler: (any RedirectHandler)? = nil,
         cachedResponseHandler: (any CachedResponseHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [AlamofireNotifications()],
         tlsConfiguration: TLSConfiguration? = nil,
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: HostResolver = .system
@@ -139,6 +145,7 @@ open class Session: @unchecked Sendable {
         self.serverTrustManager = serverTrustManager
         self.cachedResponseHandler = cachedResponseHandler
         self.urlCache = configuration.settings.cache.cache
+        self.redirectHandler = redirectHandler
         let tlsConfiguration = tlsConfiguration ?? TLSConfiguration()
         self.tlsConfiguration = tlsConfiguration
         self.resolver = resolver

@@ -37,6 +37,8 @@ public final class URLSessionConfiguration: Sendable {
         var proxy: ProxyConfiguration? = ProxyConfiguration.environment
         /// ``urlCache`` (`URLSessionConfiguration+Cache.swift`).
         var cache = URLCacheReference(URLCache.shared)
+        var httpMaximumRedirects = 16
+        var urlCredentialStorage = CredentialStorageReference(storage: .shared)
     }
 
     private let state: Mutex<Settings>
@@ -58,6 +60,7 @@ public final class URLSessionConfiguration: Sendable {
         settings.isEphemeral = true
         settings.cache = URLCacheReference(URLCache(memoryCapacity: 512 * 1024, diskCapacity: 0))
         settings.httpCookieStorage = HTTPCookieStorage()
+        settings.urlCredentialStorage = CredentialStorageReference(storage: URLCredentialStorage())
         return URLSessionConfiguration(settings)
     }
 
@@ -142,6 +145,22 @@ public final class URLSessionConfiguration: Sendable {
     public var httpShouldUsePipelining: Bool {
         get { state.withLock { $0.httpShouldUsePipelining } }
         set { state.withLock { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// Where the session finds credentials for Basic and Digest challenges that a request's
+    /// own credential (``Request/authenticate(with:)``) does not answer. ``URLCredentialStorage/shared``
+    /// by default; a new empty storage for ``ephemeral``; `nil` answers no challenge from storage.
+    public var urlCredentialStorage: URLCredentialStorage? {
+        get { state.withLock { $0.urlCredentialStorage.storage } }
+        set { state.withLock { $0.urlCredentialStorage = CredentialStorageReference(storage: newValue) } }
+    }
+
+    /// Most redirects a request follows before failing with `URLError.httpTooManyRedirects`
+    /// (inside `AFError.sessionTaskFailed`). `16` by default, Apple's fixed limit; `0` follows none
+    /// (the first redirect fails). Lariat's addition: Apple's has no such property.
+    public var httpMaximumRedirects: Int {
+        get { state.withLock { $0.httpMaximumRedirects } }
+        set { state.withLock { $0.httpMaximumRedirects = max(0, newValue) } }
     }
 
     /// Whether requests send and store cookies. `true` by default.
