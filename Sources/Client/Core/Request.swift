@@ -98,6 +98,8 @@ public class Request: @unchecked Sendable {
         case deferred(label: String, target: DispatchQueue)
     }
     private let queue: Mutex<UnderlyingQueue>
+    /// The decoder of a gzip/deflate response body, made by its head (`Request+ContentDecoding.swift`).
+    let contentDecoder = Mutex<ContentDecoder?>(nil)
 
     init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
          underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
@@ -285,7 +287,7 @@ public class Request: @unchecked Sendable {
         let exchange = Exchange(request: transport, handler: { [weak self] event in
             self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
-            self?.didReceiveBody(bytes)
+            self?.receiveBody(bytes)
         })
         perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
@@ -302,11 +304,15 @@ public class Request: @unchecked Sendable {
         let (summary, failure): (TransportSummary?, TransportError?)
         switch event {
         case .head(let head):
-            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) { didReceive(head: head) }
+            if case .deliverHead = mutable.withLock({ $0.machine.transportHeadReceived() }) {
+                prepareContentDecoding(for: head)
+                didReceive(head: head)
+            }
             return
         case .end(let done): (summary, failure) = (done, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
+        finishContentDecoding(complete: failure == nil)
         record(summary: summary, failure: failure)
         guard case .complete = mutable.withLock({ $0.machine.transportEnded() }) else { return }
         // Two thread hops per request: the response completes on the connection's loop, and a

@@ -52,7 +52,7 @@ open class Session: @unchecked Sendable {
     /// Adapts and retries every request of the session, before each request's own interceptor.
     public let interceptor: (any RequestInterceptor)?
     let pool: ConnectionPool
-    private let settings: URLSessionConfiguration.Settings
+    let settings: URLSessionConfiguration.Settings
 
     /// Creates a session.
     /// - Parameters:

@@ -31,6 +31,7 @@ public final class URLSessionConfiguration: Sendable {
         var allowsCellularAccess = true
         var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
         var isEphemeral = false
+        var contentDecoding = ContentDecoding()
     }
 
     private let state: Mutex<Settings>
@@ -150,6 +151,14 @@ public final class URLSessionConfiguration: Sendable {
     public var requestCachePolicy: URLRequest.CachePolicy {
         get { state.withLock { $0.requestCachePolicy } }
         set { state.withLock { $0.requestCachePolicy = newValue } }
+    }
+
+    /// Whether and within which limits `gzip` and `deflate` response bodies are decoded;
+    /// ``ContentDecoding/automatic`` (on, at most 100 decoded bytes per encoded byte past the
+    /// first MiB) by default. Lariat's addition: URLSession always decodes.
+    public var contentDecoding: ContentDecoding {
+        get { state.withLock { $0.contentDecoding } }
+        set { state.withLock { $0.contentDecoding = newValue } }
     }
 }
 
