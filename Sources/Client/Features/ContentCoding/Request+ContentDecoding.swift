@@ -45,6 +45,8 @@ extension Request {
             return slot
         }) else { return }
         guard complete else { return }
+        // MERGE(progress-metrics): `decoder.decodedCount` is the body after decoding, for
+        // `countOfResponseBodyBytesAfterDecoding` (today set equal to the bytes received).
         do {
             try decoder.finish()
         } catch {
