@@ -52,7 +52,7 @@ public struct DeflateRequestCompressor: Sendable, RequestInterceptor {
     ///   - completion: Called at once with the compressed request, the unchanged one, or
     ///     ``DuplicateHeaderError`` (or zlib's failure, when memory runs out).
     public func adapt(_ urlRequest: URLRequest, for session: Session,
-                      completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void) {
+                      completion: @escaping (_ result: Result<URLRequest, any Error>) -> Void) {
         guard let body = urlRequest.httpBody, shouldCompressBodyData(body) else {
             return completion(.success(urlRequest))
         }
