@@ -55,6 +55,8 @@ extension Request {
         }
     }
 
+    /// The error handlers see for a decoding failure: `sessionTaskFailed` with the `URLError`
+    /// code of `error`'s kind, `error` underneath.
     static func decodingFailure(_ error: ContentDecodingError, url: URL?) -> AFError {
         .sessionTaskFailed(error: URLError.lariat(error.urlErrorCode, underlying: error, url: url))
     }
