@@ -66,10 +66,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Content coding: the system zlib (gzip/deflate bodies, request compression)
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // MARK: Alamofire-shaped client
         .target(
             name: "Client",
-            dependencies: ["Wire", "EventLoop", "TLS"],
+            dependencies: ["Wire", "EventLoop", "TLS", "CZlib"],
             swiftSettings: strict
         ),
 

@@ -12,8 +12,8 @@ set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 out=$1
 cd "$(dirname "$0")/.."
-for lib in libssl.a libcrypto.a; do
-    [ -f /usr/lib/$(uname -m)-linux-gnu/$lib ] || { echo "$lib missing: apt-get install libssl-dev" >&2; exit 1; }
+for lib in libssl.a libcrypto.a libz.a; do
+    [ -f /usr/lib/$(uname -m)-linux-gnu/$lib ] || { echo "$lib missing: apt-get install libssl-dev zlib1g-dev" >&2; exit 1; }
 done
 swift build -c release --product fetch --disable-default-traits --scratch-path .build-static \
     --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -Osize \

@@ -6,7 +6,7 @@
 #   scripts/install-test-deps.sh --no-venv  system packages only (what Benchmarks/run.sh needs)
 #
 # System packages (apt, `apt-get update` at most once, only if something is missing):
-#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev time(GNU),
+#   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev zlib1g-dev time(GNU),
 #   binutils (readelf), mount and coreutils (chroot) for the container fetch check, hyperfine
 #   if the archive has it.
 # Python: a venv at .build-venv/ (gitignored) with scripts/requirements-test.txt; the system
@@ -32,6 +32,8 @@ for pair in "${required[@]}" "${optional[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
 done
 if ! [ -f /usr/include/openssl/ssl.h ]; then missing+=(libssl-dev); fi
+# zlib headers and libz.a: the CZlib module (content coding) and the static container fetch.
+if ! [ -f /usr/include/zlib.h ]; then missing+=(zlib1g-dev); fi
 # GNU time (not the shell keyword): the benchmark runner reads peak RSS of curl and wrk from it.
 if ! [ -x /usr/bin/time ]; then missing+=(time); fi
 

@@ -102,6 +102,8 @@ struct Fetch {
         // No Alamofire default headers: fetch sends curl's (User-Agent, Accept) itself.
         let configuration = URLSessionConfiguration.default
         configuration.headers = HTTPHeaders()
+        // curl decodes only with --compressed; without it the coded bytes are the output.
+        configuration.contentDecoding = options.compressed ? .automatic : .disabled
         if let maxTime = options.maxTime {
             // curl's --max-time bounds the whole transfer, connecting included: the total
             // (resource) deadline. curl has no idle timeout; a silence cannot outlast the total,
@@ -143,7 +145,7 @@ enum Usage {
         Usage: fetch [options...] <url>...
          -X, --request METHOD     -H, --header 'Name: value' | 'Name:' | 'Name;' | @file
          -d, --data[-ascii|-raw|-binary|-urlencode] DATA   --json DATA   -F, --form name=value|@file|<file
-         -G, --get  -I, --head  -A, --user-agent UA  -e, --referer URL
+         -G, --get  -I, --head  -A, --user-agent UA  -e, --referer URL  --compressed
          -o, --output FILE  -O, --remote-name  --create-dirs  -i, --include  -D, --dump-header FILE
          -f, --fail  --fail-with-body  -s, --silent  -S, --show-error  -v, --verbose
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE

@@ -55,6 +55,9 @@ struct FetchOptions: Equatable {
     var dataInQuery = false
     /// `-I`: a HEAD request; only the head is written.
     var headOnly = false
+    /// `--compressed`: ask for `deflate, gzip` and write the decoded body. Without it fetch sends
+    /// no Accept-Encoding and writes the body as received, coded or not (curl's behaviour).
+    var compressed = false
     /// `-i`: the response head is written before the body.
     var includeHeaders = false
     /// `-D FILE`: the response head is written to FILE (`-` for standard output).

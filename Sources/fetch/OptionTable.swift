@@ -103,6 +103,7 @@ enum OptionTable {
         },
         flag("get", "G") { $0.dataInQuery = $1 },
         flag("head", "I") { $0.headOnly = $1 },
+        flag("compressed") { $0.compressed = $1 },
         flag("fail", "f") { options, on in options.failMode = on ? .withoutBody : .never },
         flag("fail-with-body") { options, on in options.failMode = on ? .withBody : .never },
         flag("silent", "s") { $0.silent = $1 },
@@ -224,7 +225,6 @@ enum OptionTable {
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.
     private static let pendingOptions: [OptionSpec] = [
-        pending("compressed", takesValue: false, because: "not supported yet (no content decoding in Client)"),
         pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),
         pending("trace", takesValue: true, because: "not supported yet (use -v)"),
         pending("trace-ascii", takesValue: true, because: "not supported yet (use -v)"),

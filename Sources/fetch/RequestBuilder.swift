@@ -55,6 +55,8 @@ struct RequestBuilder {
         } else if let credentials {
             headers.insert(HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()), at: 0)
         }
+        // curl's --compressed asks for every coding its build decodes; fetch's are Client's.
+        if options.compressed { headers.append(HeaderField(name: "Accept-Encoding", value: "deflate, gzip")) }
         if let referer = options.referer { headers.append(HeaderField(name: "Referer", value: referer)) }
         var method = options.headOnly ? "HEAD" : "GET"
         var payload: Data?

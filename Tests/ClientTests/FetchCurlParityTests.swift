@@ -97,6 +97,11 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sS", "-d", "a", "-F", "b=c", "{base}/post"]),
         Row(arguments: ["-I", "-d", "a", "{base}/post"]),
         Row(arguments: ["-sI", "-G", "-d", "a", "{base}/get"]),
+        // --compressed: curl asks for its build's codings (br, zstd too); -H makes both ask alike.
+        Row(arguments: ["-sS", "--compressed", "-A", "x", "-H", "Accept-Encoding: deflate, gzip", "{base}/gzip"]),
+        Row(arguments: ["-sS", "--compressed", "-A", "x", "-H", "Accept-Encoding: deflate, gzip", "{base}/deflate"]),
+        // Without it both write the coded bytes (httpbin's gzip header carries the time: compare sizes).
+        Row(arguments: ["-sS", "-o", "/dev/null", "-w", "%{size_download}", "{base}/gzip"]),
         Row(arguments: ["-sS", "-H", "Host: other.example", "-H", "User-Agent:", "{base}/headers"]),
         // Cookies (issue 10): a literal -b string, -c writing curl's jar (header, newest first),
         // -b loading a Netscape file (#HttpOnly_ lines, a session cookie, another site's), -j.
@@ -158,8 +163,7 @@ struct FetchCurlParityTests {
     }
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
-        ["--http2"], ["--http3"],
-["--compressed"], ["-T", "file"],
+        ["--http2"], ["--http3"], ["-T", "file"],
     ])
     func refused(_ arguments: [String]) throws {
         let row = Row(arguments: ["-sS"] + arguments + ["{base}/get"])

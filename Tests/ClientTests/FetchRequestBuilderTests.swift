@@ -42,6 +42,15 @@ struct FetchRequestBuilderTests {
         #expect(try body(arguments) == expected)
     }
 
+    @Test("--compressed asks for deflate and gzip; without it no Accept-Encoding; -H replaces it")
+    func compressed() throws {
+        let asked = HeaderField(name: "Accept-Encoding", value: "deflate, gzip")
+        #expect(try plan(["--compressed", "http://h/"]).headers.contains(asked))
+        #expect(try plan(["http://h/"]).headers.contains { $0.name == "Accept-Encoding" } == false)
+        let replaced = try plan(["--compressed", "-H", "Accept-Encoding: gzip", "http://h/"]).headers.filter { $0.name == "Accept-Encoding" }
+        #expect(replaced == [HeaderField(name: "Accept-Encoding", value: "gzip")])
+    }
+
     @Test("method and content type follow curl")
     func methods() throws {
         #expect(try plan(["http://h/"]).method == "GET")

@@ -128,9 +128,9 @@ struct HTTPHeadersTests {
         #expect(header.value == value)
     }
 
-    @Test("defaults: identity encoding, Lariat user agent, quality-ranked languages")
+    @Test("defaults: the codings Lariat decodes, Lariat user agent, quality-ranked languages")
     func defaults() {
-        #expect(HTTPHeader.defaultAcceptEncoding.value == "identity")
+        #expect(HTTPHeader.defaultAcceptEncoding.value == "gzip;q=1.0, deflate;q=0.9")
         #expect(HTTPHeader.defaultUserAgent.value == "Lariat/0.1 (Linux; Swift)")
         #expect(HTTPHeader.defaultAcceptLanguage.value.hasSuffix(";q=1.0") || HTTPHeader.defaultAcceptLanguage.value.contains(";q=1.0,"))
         #expect(HTTPHeaders.default.map(\.name) == ["Accept-Encoding", "Accept-Language", "User-Agent"])

@@ -146,12 +146,15 @@ extension HTTPHeader {
 }
 
 extension HTTPHeader {
-    /// `Accept-Encoding: identity`.
+    /// `Accept-Encoding: gzip;q=1.0, deflate;q=0.9`: the codings Lariat decodes (see
+    /// ``ContentDecoding``).
     ///
-    /// Alamofire advertises `br`, `gzip` and `deflate` because URLSession decompresses. Lariat does
-    /// not decompress yet, so it must not claim codings it cannot decode: it asks for the identity
-    /// coding only.
-    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding("identity")
+    /// Alamofire sends `br;q=1.0, gzip;q=0.9, deflate;q=0.8`, what URLSession decodes on Apple
+    /// platforms. Lariat does not decode Brotli (see the README's "Content coding"), so it does
+    /// not ask for it.
+    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding(
+        ContentDecoding.supportedCodings.qualityEncoded()
+    )
 
     /// `Accept-Language` built from the process's preferred languages (at most six), with
     /// decreasing quality values: `en-US;q=1.0, fr;q=0.9`.

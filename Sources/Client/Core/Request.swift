@@ -106,6 +106,8 @@ public class Request: @unchecked Sendable {
         case deferred(label: String, target: DispatchQueue)
     }
     private let queue: Mutex<UnderlyingQueue>
+    /// The decoder of a gzip/deflate response body, made by its head (`Request+ContentDecoding.swift`).
+    let contentDecoder = Mutex<ContentDecoder?>(nil)
 
     init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
          underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
@@ -330,7 +332,7 @@ public class Request: @unchecked Sendable {
             self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
             guard let self else { return }
-            if !route.isDiscarding { taskReceived(bytes); return didReceiveBody(bytes) }
+            if !route.isDiscarding { taskReceived(bytes); return receiveBody(bytes) }
             if route.drain(bytes.count) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
@@ -371,6 +373,7 @@ public class Request: @unchecked Sendable {
                 route.discard()  // set before this returns: the body follows on this thread
                 record(head: head)
             } else {
+                prepareContentDecoding(for: head)
                 deliverHeadThroughCache(head)
                 if let response { taskReceived(response, expectedLength: head.contentLength) }
             }
@@ -382,6 +385,7 @@ public class Request: @unchecked Sendable {
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
         // MERGE: progress-metrics — one transaction per hop; today `metrics` holds the last hop's.
+        finishContentDecoding(complete: failure == nil)
         record(summary: summary, failure: failure)
         taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
         let action = mutable.withLock { $0.machine.transportEnded(failed: failure != nil) }

@@ -39,6 +39,7 @@ public final class URLSessionConfiguration: Sendable {
         var cache = URLCacheReference(URLCache.shared)
         var httpMaximumRedirects = 16
         var urlCredentialStorage = CredentialStorageReference(storage: .shared)
+        var contentDecoding = ContentDecoding()
     }
 
     private let state: Mutex<Settings>
@@ -195,6 +196,14 @@ public final class URLSessionConfiguration: Sendable {
     public var requestCachePolicy: URLRequest.CachePolicy {
         get { state.withLock { $0.requestCachePolicy } }
         set { state.withLock { $0.requestCachePolicy = newValue } }
+    }
+
+    /// Whether and within which limits `gzip` and `deflate` response bodies are decoded;
+    /// ``ContentDecoding/automatic`` (on, at most 100 decoded bytes per encoded byte past the
+    /// first MiB) by default. Lariat's addition: URLSession always decodes.
+    public var contentDecoding: ContentDecoding {
+        get { state.withLock { $0.contentDecoding } }
+        set { state.withLock { $0.contentDecoding = newValue } }
     }
 }
 
