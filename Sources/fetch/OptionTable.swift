@@ -135,7 +135,9 @@ enum OptionTable {
             guard text.hasPrefix("@") else { options.writeOut = text; return }
             let path = String(text.dropFirst())
             guard let data = readFile(path) else { throw FetchUsageError(status: 26, description: "(26) Failed to read \(path)", hint: false) }
-            options.writeOut = String(decoding: data, as: UTF8.self)
+            // curl reads the file without its line breaks (file2string drops CR and LF): a
+            // newline in the output is written `\n` in the file.
+            options.writeOut = String(decoding: data.filter { $0 != 10 && $0 != 13 }, as: UTF8.self)
         },
         flag("create-dirs") { $0.createDirectories = $1 },
         value("url") { $0.urls.append($1) },

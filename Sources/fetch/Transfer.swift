@@ -25,6 +25,9 @@ final class Transfer {
     private(set) var errorMessage = ""
     /// When `run` started, and how long it took (seconds).
     private(set) var duration = 0.0
+    private(set) var started: Date?
+    /// The request's metrics, for `-w` and `-v`.
+    private(set) var metrics: URLSessionTaskMetrics?
 
     /// A transfer of `request` under `options`, writing to `output`.
     init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
@@ -35,12 +38,15 @@ final class Transfer {
 
     /// What `-w` can print about this transfer, given its exit status.
     func writeOutValues(status: Int32) -> WriteOut.Values {
-        WriteOut.Values(
+        var values = WriteOut.Values(
             httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
             contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
             url: request.url, method: request.method, numHeaders: response?.headers.count ?? 0,
             scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
             timeTotal: duration)
+        values.add(metrics: metrics, response: response, started: started)
+        if case .file(let path) = output { values.filenameEffective = path }
+        return values
     }
 
     /// Sends the request and writes the response; returns curl's status.
@@ -56,10 +62,12 @@ final class Transfer {
         }
         urlRequest.httpBody = request.body
         let started = Date()
+        self.started = started
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
         let response = await session.request(urlRequest)
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
+        metrics = response.metrics
         if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
         switch response.result {
         case .failure(let error):
@@ -75,7 +83,8 @@ final class Transfer {
 
     /// Writes a response; returns curl's status.
     private func write(_ http: HTTPURLResponse, body: Data) -> Int32 {
-        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
+        // The status line as the server sent it: its version and its own reason phrase.
+        var head = "\(http.httpVersion) \(http.statusCode) \(http.reasonPhrase ?? Output.reasonPhrase(http.statusCode))\r\n"
         for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
         head += "\r\n"
         headSize = head.utf8.count

@@ -98,6 +98,22 @@ struct FetchCurlParityTests {
         Row(arguments: ["-I", "-d", "a", "{base}/post"]),
         Row(arguments: ["-sI", "-G", "-d", "a", "{base}/get"]),
         Row(arguments: ["-sS", "-H", "Host: other.example", "-H", "User-Agent:", "{base}/headers"]),
+        // -i/-D: the server's own reason phrase (httpbin's upper-case ones), issue 11.
+        Row(arguments: ["-si", "{base}/status/418"]),
+        Row(arguments: ["-s", "-D", "-", "-o", "/dev/null", "{base}/status/201"]),
+        // -w with curl's variables (times, speeds and the local port normalised).
+        Row(arguments: ["-s", "-o", "/dev/null", "-d", "abc", "-w",
+                        "%{http_code} %{response_code} %{size_download} %{size_header} %{size_request} %{size_upload} "
+                            + "%{num_connects} %{num_redirects} %{remote_ip} %{remote_port} %{local_ip} %{local_port} %{content_type} "
+                            + "%header{Content-Type}|%header{X-None} %{url_effective} %{scheme} %{http_version} %{method}\\n",
+                        "{base}/post"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} "
+                            + "%{time_starttransfer} %{time_total} %{time_redirect} %{speed_download} %{speed_upload}\\n", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{header_json}", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{json}", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "%{stderr}to stderr %{http_code}%{stdout}to stdout\\n\\t%%", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "@{file}", "{base}/get"]),
+        Row(arguments: ["-s", "-o", "/dev/null", "-w", "@-", "{base}/get"], stdin: "%{http_code} %{content_type}\\n"),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -191,6 +207,13 @@ struct FetchCurlParityTests {
             (#" after [0-9]+ ms: Couldn't connect to server"#, ": Connection refused"),
             (#" or disabled in libcurl"#, ""),
             (#"(?m)^ *"Content-Length": "0",\n"#, ""),
+            // -w: what changes from run to run (issue 11's rows).
+            (#"\b[0-9]+\.[0-9]{6}\b"#, "<seconds>"),
+            (#"\b127\.0\.0\.1 [0-9]+ "#, "127.0.0.1 <port> "),
+            (#""(local_port|speed_download|speed_upload)":[0-9]+"#, "\"$1\":<n>"),
+            (#"<seconds> <seconds> [0-9]+ [0-9]+\n"#, "<seconds> <seconds> <speed> <speed>\n"),
+            (#""curl_version":"[^"]*""#, "\"curl_version\":<version>"),
+            (#"(?m)^"date":\["[^"]*"\],\n"#, ""),
         ]
         for (pattern, replacement) in replacements {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)

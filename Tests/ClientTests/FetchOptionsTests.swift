@@ -81,10 +81,22 @@ struct FetchOptionsTests {
         ("%{method} %{scheme} %{http_version} %{num_headers} %{content_type}", "GET HTTP 1.1 3 text/plain", []),
         ("%{time_total}", "0.250000", []),
         ("a%{nope}b\\x %", "ab\\x %", ["nope"]),
+        ("%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer}", "0.001000 0.002500 0.000000 0.012346", []),
+        ("%{speed_download} %{speed_upload} %{size_upload} %{size_request}", "48 0 0 90", []),
+        ("%{remote_ip}:%{remote_port} %{local_ip}:%{local_port} %{num_connects} %{num_redirects}", "127.0.0.1:80 127.0.0.1:5000 1 0", []),
+        ("%header{content-TYPE}|%header{Set-Cookie}|%header{x}", "text/plain|a=1, b=2|", []),
+        ("%{stderr}%{stdout}%{header_json}", "{\"content-type\":[\"text/plain\"],\n\"set-cookie\":[\"a=1\",\"b=2\"]\n}", []),
     ] as [(String, String, [String])])
     func writeOut(_ format: String, _ text: String, _ unknown: [String]) {
         var values = WriteOut.Values(sizeDownload: 12, sizeHeader: 34, contentType: "text/plain", exitCode: 22, errorMessage: "boom",
                                      url: "http://h/", numHeaders: 3, httpVersion: "1.1", timeTotal: 0.25)
+        values.timeNamelookup = 0.001
+        values.timeConnect = 0.0025
+        values.timeStarttransfer = 0.0123456
+        values.sizeRequest = 90
+        (values.remoteIP, values.remotePort, values.localIP, values.localPort, values.numConnects) = ("127.0.0.1", 80, "127.0.0.1", 5000, 1)
+        values.headers = [.init(name: "Content-Type", value: "text/plain"), .init(name: "Set-Cookie", value: "a=1"),
+                          .init(name: "set-cookie", value: "b=2")]
         values.httpCode = format == "%{http_code}" ? 0 : 404
         let rendered = WriteOut.render(format, values)
         #expect(rendered.text == text)
