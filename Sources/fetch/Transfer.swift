@@ -68,7 +68,7 @@ final class Transfer {
         let response = await session.request(urlRequest)
             .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
         metrics = response.metrics
-        if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
+        if options.verbose { Verbose.report(session: session, response: response, bodyCount: response.data?.count ?? 0) }
         switch response.result {
         case .failure(let error):
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
