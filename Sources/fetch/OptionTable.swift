@@ -109,8 +109,8 @@ enum OptionTable {
         value("resolve") { $0.resolveEntries.append($1) },
         value("unix-socket") { $0.unixSocket = .path($1) },
         value("abstract-unix-socket") { $0.unixSocket = .abstract($1) },
-        flag("progress-bar", "#") { _, _ in },  // fetch draws no progress meter at all
-        flag("no-progress-meter") { _, _ in },
+        flag("progress-bar", "#") { $0.progressBar = $1 },
+        flag("no-progress-meter") { $0.noProgressMeter = $1 },
         flag("disable", "q") { _, _ in },       // fetch reads no default config file anyway
         OptionSpec(long: "help", short: "h", action: .stop(.help)),
         OptionSpec(long: "version", short: "V", action: .stop(.version)),

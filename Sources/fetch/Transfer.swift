@@ -65,8 +65,12 @@ final class Transfer {
         self.started = started
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
-        let response = await session.request(urlRequest)
-            .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
+        let meter = ProgressMeter.make(options: options, output: output)
+        meter?.start()
+        let dataRequest = session.request(urlRequest)
+        meter?.attach(to: dataRequest)
+        let response = await dataRequest.serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
+        meter?.finish(downloaded: response.data?.count ?? 0, expectedLength: response.response?.expectedContentLength ?? -1)
         metrics = response.metrics
         if options.verbose { Verbose.report(session: session, response: response, bodyCount: response.data?.count ?? 0) }
         switch response.result {

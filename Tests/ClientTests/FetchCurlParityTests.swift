@@ -120,6 +120,12 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sv", "-o", "/dev/null", "{base}/get"]),
         Row(arguments: ["-svI", "{base}/get"]),
         Row(arguments: ["-sv", "-H", "X-Extra: 1", "{base}/status/404"]),
+        // The progress meter and bar on stderr when the body goes to a file (speeds normalised).
+        Row(arguments: ["-o", "{dir}/out", "{base}/get"], outputFile: "out"),
+        Row(arguments: ["-o", "{dir}/out", "{base}/stream-bytes/3000?seed=2"]),
+        Row(arguments: ["-#", "-o", "{dir}/out", "{base}/bytes/3000?seed=3"]),
+        Row(arguments: ["-#", "-o", "{dir}/out", "{base}/stream-bytes/3000?seed=3"]),
+        Row(arguments: ["--no-progress-meter", "-o", "{dir}/out", "{base}/get"]),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -221,6 +227,7 @@ struct FetchCurlParityTests {
             (#""curl_version":"[^"]*""#, "\"curl_version\":<version>"),
             (#"(?m)^"date":\["[^"]*"\],\n"#, ""),
             (#"(?m)^< Date: .*\r?\n"#, ""),
+            (#"(\r[ 0-9]{3} .{5}  [ 0-9]{3} .{5}  [ 0-9]{3} .{5})  .{5}  (.{5}) (.{8}) (.{8}) (.{8}) .{5}"#, "$1  <dl> $2 $3 $4 $5 <now>"),
         ]
         for (pattern, replacement) in replacements {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)

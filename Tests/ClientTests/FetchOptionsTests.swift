@@ -135,3 +135,39 @@ struct FetchOptionsTests {
         }
     }
 }
+
+/// curl's meter arithmetic, without a transfer.
+@Suite("fetch progress meter")
+struct ProgressMeterFormatTests {
+    @Test("five-column sizes", arguments: [(0, "    0"), (99_999, "99999"), (100_000, "  97k"), (10_239_999, "9999k"),
+                                           (10_240_000, " 9.7M"), (104_857_600, " 100M")] as [(Int64, String)])
+    func size(_ bytes: Int64, _ text: String) {
+        #expect(ProgressMeter.size(bytes) == text)
+    }
+
+    @Test("eight-column times", arguments: [(0, "--:--:--"), (1, " 0:00:01"), (3_723, " 1:02:03"), (359_999, "99:59:59")] as [(Int64, String)])
+    func time(_ seconds: Int64, _ text: String) {
+        #expect(ProgressMeter.time(seconds) == text)
+    }
+
+    @Test("meter line: known and unknown download sizes")
+    func line() {
+        let meter = ProgressMeter(style: .meter)
+        var counts = ProgressMeter.Counts()
+        #expect(meter.meterLine(counts, elapsed: 0) == "\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0")
+        (counts.downloaded, counts.downloadTotal) = (185, 185)
+        #expect(meter.meterLine(counts, elapsed: 0.5) == "\r100   185  100   185    0     0    370      0 --:--:-- --:--:-- --:--:--   370")
+        (counts.downloaded, counts.downloadTotal) = (3000, -1)
+        #expect(meter.meterLine(counts, elapsed: 2) == "\r100  3000    0  3000    0     0   1500      0  0:00:02  0:00:02 --:--:--  1500")
+    }
+
+    @Test("bar: '#' over width - 7 columns and the percentage")
+    func bar() {
+        let meter = ProgressMeter(style: .bar(width: 27))
+        var counts = ProgressMeter.Counts()
+        (counts.downloaded, counts.downloadTotal) = (50, 100)
+        #expect(meter.barText(counts, width: 27) == "\r##########            50.0%")
+        counts.downloaded = 100
+        #expect(meter.barText(counts, width: 27) == "\r#################### 100.0%")
+    }
+}
