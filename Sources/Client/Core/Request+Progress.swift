@@ -14,6 +14,10 @@
 // a time, so a fast body cannot flood a slow queue (Apple coalesces `didReceive` similarly; a
 // 10 MB loopback body arrives in ~160 reads and reaches the handler a few dozen times).
 //
+// Every request kind has these (they live on Request, as in Alamofire).
+// MERGE: streams: DataStreamRequest inherits `downloadProgress`; its body bytes must pass through
+// the exchange's body handler in `Request.send` (which calls `bodyReceived`) to be counted.
+//
 // Cost when nobody asks: no `Progress` object is made (Foundation's costs several allocations),
 // the counts are two integers under an uncontended lock per run of body bytes.
 

@@ -4,6 +4,9 @@
 // takes up to the socket buffer's worth, so a 10 MB body makes some tens of events, which the
 // request coalesces further while a delivery to the user's queue is pending (`RequestProgress`).
 
+// MERGE: streams: a body of unknown length (InputStream, chunked) should report here with
+// `total: -1` (Apple's NSURLSessionTransferSizeUnknown); today only framed lengths report.
+
 extension HTTP1Connection {
     /// Tells the exchange how much of the body is out, when that moved since the last report.
     func reportBodySent() {
