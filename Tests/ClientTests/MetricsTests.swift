@@ -65,6 +65,23 @@ extension ClientIntegrationTests {
             #expect((first.metrics?.taskInterval.duration ?? -1) >= 0)
         }
 
+        @Test("a host name that is resolved has lookup dates inside the connect phase")
+        func lookupDates() async throws {
+            let session = Session()
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
+            defer { server.stop() }
+            let response = await session.request("http://localhost:\(server.port)/").serializingString().response
+            #expect(response.value == "ok", "\(response.result)")
+            let transaction = try #require(response.metrics?.transactionMetrics.first)
+            let lookupStart = try #require(transaction.domainLookupStartDate)
+            let lookupEnd = try #require(transaction.domainLookupEndDate)
+            let connectStart = try #require(transaction.connectStartDate)
+            let connectEnd = try #require(transaction.connectEndDate)
+            // Lookup dates are converted from monotonic instants: allow a millisecond of skew.
+            #expect(connectStart.addingTimeInterval(-0.001) <= lookupStart && lookupStart <= lookupEnd)
+            #expect(lookupEnd <= connectEnd.addingTimeInterval(0.001))
+        }
+
         @Test("a retried request: one metrics object per attempt, in order")
         func retried() async throws {
             let session = Session(interceptor: Interceptor(retriers: [RetryOnce()]))

@@ -51,7 +51,12 @@ extension ConnectionPool {
             guard let exchange = current else { return }
             exchange.timings.connectStart = Date()
             let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
-            let connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)
+            var connector = Connector(timeout: Self.connectLimit(for: exchange.request, now: .now()), addressOverrides: overrides)
+            // Lookup dates for metrics; called on this loop, where the exchange's timings live.
+            connector.resolutionObserver = { started, ended in
+                exchange.timings.domainLookupStart = Date(monotonic: started)
+                exchange.timings.domainLookupEnd = Date(monotonic: ended)
+            }
             let attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
                 switch result {
                 case .success(let socket):

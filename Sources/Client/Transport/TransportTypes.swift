@@ -183,3 +183,12 @@ extension TransportResponseHead {
         }
     }
 }
+
+extension Date {
+    /// The wall-clock date of a monotonic instant (now, minus how long ago `instant` was).
+    init(monotonic instant: Deadline) {
+        let ago = Deadline.now() - instant
+        let seconds = Double(ago.components.seconds) + Double(ago.components.attoseconds) / 1e18
+        self = Date().addingTimeInterval(-seconds)
+    }
+}
