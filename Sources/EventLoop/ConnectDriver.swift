@@ -100,8 +100,10 @@ final class ConnectDriver: SocketHandler {
                 return
             case .resolve:
                 let bound = LoopBound(self, loop: loop)
+                let started = Deadline.now()
                 Resolver.shared.resolve(host: host, port: port) { [loop] result in
-                    loop.execute { bound.value.resolutionFinished(result) }
+                    let ended = Deadline.now()
+                    loop.execute { bound.value.resolutionFinished(result, started: started, ended: ended) }
                 }
                 return
             case .startAttempt(let id, let address, let armTimer):
@@ -137,7 +139,8 @@ final class ConnectDriver: SocketHandler {
         }
     }
 
-    private func resolutionFinished(_ result: Result<[SocketAddress], SocketError>) {
+    private func resolutionFinished(_ result: Result<[SocketAddress], SocketError>, started: Deadline, ended: Deadline) {
+        connector.resolutionObserver?(started, ended)
         switch result {
         case .success(let addresses): perform(machine.resolved(addresses))
         case .failure(let error): perform(machine.resolutionFailed(error))

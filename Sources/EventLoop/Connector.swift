@@ -25,6 +25,9 @@ public struct Connector: Sendable {
     /// Only the IP part of each address is used; the port comes from `connect`. Keys match the
     /// host exactly (case-sensitive). Empty by default.
     public var addressOverrides: [String: [SocketAddress]]
+    /// Told, on the loop, when and for how long the host name was resolved (not called when no
+    /// lookup was needed: IP literals and overrides). For timing metrics; `nil` by default.
+    public var resolutionObserver: (@Sendable (_ started: Deadline, _ ended: Deadline) -> Void)? = nil
 
     /// Creates a connector.
     ///

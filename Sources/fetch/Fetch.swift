@@ -92,9 +92,9 @@ struct Fetch {
 
     /// `-w`: the rendered format on standard output; unknown variables warned about (as curl).
     static func writeOut(_ format: String, _ values: WriteOut.Values) {
-        let rendered = WriteOut.render(format, values)
+        let rendered = WriteOut.renderPieces(format, values)
         for name in rendered.unknown { printError("fetch: unknown --write-out variable: '\(name)'") }
-        _ = writeAll(1, Data(rendered.text.utf8))
+        for (stream, text) in rendered.pieces { _ = writeAll(stream == .stdout ? 1 : 2, Data(text.utf8)) }
     }
 
     /// One session for every URL of the run.

@@ -72,6 +72,10 @@ struct FetchOptions: Equatable {
     var failMode = FailMode.never
     /// `-v`: request and response heads and timings on standard error.
     var verbose = false
+    /// `-#`/`--progress-bar`: a bar instead of the progress meter.
+    var progressBar = false
+    /// `--no-progress-meter`: no meter (errors still shown).
+    var noProgressMeter = false
     /// `-4` / `-6`.
     var ipVersion = IPVersion.any
     /// `--limit-rate` in bytes per second.

@@ -129,8 +129,8 @@ enum OptionTable {
         value("resolve") { $0.resolveEntries.append($1) },
         value("unix-socket") { $0.unixSocket = .path($1) },
         value("abstract-unix-socket") { $0.unixSocket = .abstract($1) },
-        flag("progress-bar", "#") { _, _ in },  // fetch draws no progress meter at all
-        flag("no-progress-meter") { _, _ in },
+        flag("progress-bar", "#") { $0.progressBar = $1 },
+        flag("no-progress-meter") { $0.noProgressMeter = $1 },
         flag("disable", "q") { _, _ in },       // fetch reads no default config file anyway
         OptionSpec(long: "help", short: "h", action: .stop(.help)),
         OptionSpec(long: "version", short: "V", action: .stop(.version)),
@@ -155,7 +155,9 @@ enum OptionTable {
             guard text.hasPrefix("@") else { options.writeOut = text; return }
             let path = String(text.dropFirst())
             guard let data = readFile(path) else { throw FetchUsageError(status: 26, description: "(26) Failed to read \(path)", hint: false) }
-            options.writeOut = String(decoding: data, as: UTF8.self)
+            // curl reads the file without its line breaks (file2string drops CR and LF): a
+            // newline in the output is written `\n` in the file.
+            options.writeOut = String(decoding: data.filter { $0 != 10 && $0 != 13 }, as: UTF8.self)
         },
         flag("create-dirs") { $0.createDirectories = $1 },
         value("url") { $0.urls.append($1) },

@@ -32,6 +32,9 @@ final class Transfer {
     private(set) var duration = 0.0
     /// `-C`/`-r`: the Range sent and what the response means (`ContinueAt.swift`).
     private var continuePlan: ContinuePlan?
+    private(set) var started: Date?
+    /// The request's metrics, for `-w` and `-v`.
+    private(set) var metrics: URLSessionTaskMetrics?
 
     /// A transfer of `request` under `options`, writing to `output`.
     init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
@@ -42,12 +45,15 @@ final class Transfer {
 
     /// What `-w` can print about this transfer, given its exit status.
     func writeOutValues(status: Int32) -> WriteOut.Values {
-        WriteOut.Values(
+        var values = WriteOut.Values(
             httpCode: response?.statusCode ?? 0, sizeDownload: bodySize, sizeHeader: headSize,
             contentType: response?.headers.value(for: "Content-Type") ?? "", exitCode: status, errorMessage: errorMessage,
             url: request.url, urlEffective: effectiveURL, method: request.method, numHeaders: response?.headers.count ?? 0,
             scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
             timeTotal: duration)
+        values.add(metrics: metrics, response: response, started: started)
+        if case .file(let path) = output { values.filenameEffective = path }
+        return values
     }
 
     /// curl's redirect behaviour: none without `-L`; with it, URLSession's rules (credentials
@@ -69,7 +75,8 @@ final class Transfer {
 
     /// A response head as curl writes it for `-i` and `-D`.
     static func headText(_ http: HTTPURLResponse) -> String {
-        var head = "HTTP/1.1 \(http.statusCode) \(Output.reasonPhrase(http.statusCode))\r\n"
+        // The status line as the server sent it: its version and its own reason phrase.
+        var head = "\(http.httpVersion) \(http.statusCode) \(http.reasonPhrase ?? Output.reasonPhrase(http.statusCode))\r\n"
         for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
         return head + "\r\n"
     }
@@ -95,9 +102,12 @@ final class Transfer {
         }
         urlRequest.httpBody = request.body
         let started = Date()
+        self.started = started
         defer { duration = Date().timeIntervalSince(started) }
         let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
         if let cookie = options.cookies.literalField { urlRequest.headers.add(name: "Cookie", value: cookie) }
+        let meter = ProgressMeter.make(options: options, output: output)
+        meter?.start()
         let dataRequest = retrying(session, urlRequest)
         if let credentials = request.challengeCredentials {
             let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
@@ -105,9 +115,11 @@ final class Transfer {
             dataRequest.authenticate(username: String(credentials[..<colon]), password: password)
         }
         dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
-        let response = await dataRequest
-            .serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
-        if options.verbose { TransferErrors.printVerbose(request: response.request, response: response, started: started) }
+        meter?.attach(to: dataRequest)
+        let response = await dataRequest.serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
+        meter?.finish(downloaded: response.data?.count ?? 0, expectedLength: response.response?.expectedContentLength ?? -1)
+        metrics = response.metrics
+        if options.verbose { Verbose.report(session: session, response: response, bodyCount: response.data?.count ?? 0) }
         switch response.result {
         case .failure(.responseValidationFailed(reason: .unacceptableStatusCode)) where response.response != nil:
             // --retry's own validator (FetchRetry.swift) after the last retry: the response stands.

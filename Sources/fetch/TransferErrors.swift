@@ -90,26 +90,4 @@ enum TransferErrors {
               let transport = (underlying as? URLError)?.underlyingError as? TransportError else { return nil }
         return (transport.underlying as? TLSError)?.trustFailure
     }
-
-    /// `-v`: the request and response heads and the timings, on standard error.
-    static func printVerbose(request: URLRequest?, response: AFDataResponse<Data>, started: Date) {
-        var lines: [String] = []
-        if let request, let url = request.url {
-            lines.append("> \(request.httpMethod ?? "GET") \(url.absoluteString)")
-            for header in request.headers { lines.append("> \(header.name): \(header.value)") }
-        }
-        if let http = response.response {
-            lines.append("< \(http.httpVersion) \(http.statusCode)")
-            for header in http.headers { lines.append("< \(header.name): \(header.value)") }
-        }
-        if let t = response.metrics?.transactionMetrics.first {
-            func ms(_ date: Date?) -> String {
-                guard let date else { return "-" }
-                return String(Int((date.timeIntervalSince(started) * 1000).rounded())) + " ms"
-            }
-            lines.append("* connected \(t.remoteAddress ?? "?"):\(t.remotePort.map(String.init) ?? "?") reused=\(t.isReusedConnection)")
-            lines.append("* timings: connect \(ms(t.connectEndDate)), request sent \(ms(t.requestEndDate)), first byte \(ms(t.responseStartDate)), done \(ms(t.responseEndDate))")
-        }
-        printError(lines.joined(separator: "\n"))
-    }
 }

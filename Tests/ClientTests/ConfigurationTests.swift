@@ -52,13 +52,13 @@ struct ConfigurationTests {
         let request = URLRequest(url: url)
         let transaction = URLSessionTaskTransactionMetrics(
             request: request, isReusedConnection: true, countOfRequestBodyBytesSent: 10, countOfResponseBodyBytesReceived: 20,
-            remoteAddress: "127.0.0.1", remotePort: 8080, negotiatedTLSProtocolVersion: .tlsv13
+            remoteAddress: "127.0.0.1", remotePort: 8080, negotiatedTLSProtocolVersion: .TLSv13
         )
         let metrics = URLSessionTaskMetrics(taskInterval: DateInterval(start: Date(), duration: 1), redirectCount: 1, transactionMetrics: [transaction])
         #expect(metrics.transactionMetrics.first?.networkProtocolName == "http/1.1")
         #expect(transaction.countOfRequestBodyBytesBeforeEncoding == 10)
         #expect(transaction.countOfResponseBodyBytesAfterDecoding == 20)
-        #expect(transaction.negotiatedTLSProtocolVersion?.rawValue == "TLSv1.3")
+        #expect(transaction.negotiatedTLSProtocolVersion?.rawValue == 0x0304)
         #expect(transaction.resourceFetchType == .networkLoad)
         #expect(!transaction.isProxyConnection && transaction.isReusedConnection)
         #expect(metrics.description.contains("redirects: 1"))

@@ -91,10 +91,22 @@ struct FetchOptionsTests {
         ("%{method} %{scheme} %{http_version} %{num_headers} %{content_type}", "GET HTTP 1.1 3 text/plain", []),
         ("%{time_total}", "0.250000", []),
         ("a%{nope}b\\x %", "ab\\x %", ["nope"]),
+        ("%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer}", "0.001000 0.002500 0.000000 0.012346", []),
+        ("%{speed_download} %{speed_upload} %{size_upload} %{size_request}", "48 0 0 90", []),
+        ("%{remote_ip}:%{remote_port} %{local_ip}:%{local_port} %{num_connects} %{num_redirects}", "127.0.0.1:80 127.0.0.1:5000 1 0", []),
+        ("%header{content-TYPE}|%header{Set-Cookie}|%header{x}", "text/plain|a=1, b=2|", []),
+        ("%{stderr}%{stdout}%{header_json}", "{\"content-type\":[\"text/plain\"],\n\"set-cookie\":[\"a=1\",\"b=2\"]\n}", []),
     ] as [(String, String, [String])])
     func writeOut(_ format: String, _ text: String, _ unknown: [String]) {
         var values = WriteOut.Values(sizeDownload: 12, sizeHeader: 34, contentType: "text/plain", exitCode: 22, errorMessage: "boom",
                                      url: "http://h/", numHeaders: 3, httpVersion: "1.1", timeTotal: 0.25)
+        values.timeNamelookup = 0.001
+        values.timeConnect = 0.0025
+        values.timeStarttransfer = 0.0123456
+        values.sizeRequest = 90
+        (values.remoteIP, values.remotePort, values.localIP, values.localPort, values.numConnects) = ("127.0.0.1", 80, "127.0.0.1", 5000, 1)
+        values.headers = [.init(name: "Content-Type", value: "text/plain"), .init(name: "Set-Cookie", value: "a=1"),
+                          .init(name: "set-cookie", value: "b=2")]
         values.httpCode = format == "%{http_code}" ? 0 : 404
         let rendered = WriteOut.render(format, values)
         #expect(rendered.text == text)
@@ -131,5 +143,41 @@ struct FetchOptionsTests {
         #expect(throws: FetchUsageError(status: 26, description: "(26) Failed to open/read config file nope", hint: false)) {
             try ArgumentWalker.parse(["-K", "nope", Self.url], readConfig: { _ in nil })
         }
+    }
+}
+
+/// curl's meter arithmetic, without a transfer.
+@Suite("fetch progress meter")
+struct ProgressMeterFormatTests {
+    @Test("five-column sizes", arguments: [(0, "    0"), (99_999, "99999"), (100_000, "  97k"), (10_239_999, "9999k"),
+                                           (10_240_000, " 9.7M"), (104_857_600, " 100M")] as [(Int64, String)])
+    func size(_ bytes: Int64, _ text: String) {
+        #expect(ProgressMeter.size(bytes) == text)
+    }
+
+    @Test("eight-column times", arguments: [(0, "--:--:--"), (1, " 0:00:01"), (3_723, " 1:02:03"), (359_999, "99:59:59")] as [(Int64, String)])
+    func time(_ seconds: Int64, _ text: String) {
+        #expect(ProgressMeter.time(seconds) == text)
+    }
+
+    @Test("meter line: known and unknown download sizes")
+    func line() {
+        let meter = ProgressMeter(style: .meter)
+        var counts = ProgressMeter.Counts()
+        #expect(meter.meterLine(counts, elapsed: 0) == "\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0")
+        (counts.downloaded, counts.downloadTotal) = (185, 185)
+        #expect(meter.meterLine(counts, elapsed: 0.5) == "\r100   185  100   185    0     0    370      0 --:--:-- --:--:-- --:--:--   370")
+        (counts.downloaded, counts.downloadTotal) = (3000, -1)
+        #expect(meter.meterLine(counts, elapsed: 2) == "\r100  3000    0  3000    0     0   1500      0  0:00:02  0:00:02 --:--:--  1500")
+    }
+
+    @Test("bar: '#' over width - 7 columns and the percentage")
+    func bar() {
+        let meter = ProgressMeter(style: .bar(width: 27))
+        var counts = ProgressMeter.Counts()
+        (counts.downloaded, counts.downloadTotal) = (50, 100)
+        #expect(meter.barText(counts, width: 27) == "\r##########            50.0%")
+        counts.downloaded = 100
+        #expect(meter.barText(counts, width: 27) == "\r#################### 100.0%")
     }
 }

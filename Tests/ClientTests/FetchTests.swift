@@ -98,7 +98,8 @@ extension ClientIntegrationTests {
             let substituted = row.arguments.map {
                 $0.replacingOccurrences(of: "{port}", with: "\(server.port)").replacingOccurrences(of: "{lab}", with: lab.directory)
             }
-            let result = try FetchTests.run(["--max-time", "10"] + substituted)
+            // No meter: stdout is a pipe, so fetch would draw curl's progress meter on stderr.
+            let result = try FetchTests.run(["--max-time", "10", "--no-progress-meter"] + substituted)
             #expect(result.status == row.status, "stderr: \(result.standardError)")
             if row.status == 0 {
                 #expect(result.standardOutput.contains("s_server"), "stdout: \(result.standardOutput.prefix(200))")

@@ -181,6 +181,7 @@ final class ExchangeProbe: Sendable {
         self.box = box
         exchange = Exchange(request: request, handler: { received in
             if case .head = received { return }
+            if case .bodySent = received { return }
             box.event.withLock { $0 = received }
         }, bodyHandler: { _ in })
     }

@@ -113,7 +113,11 @@ extension Request {
             let action = mutable.withLock { state in
                 let action = state.machine.retryDelayElapsed()
                 // The new attempt starts clean, as Alamofire's `reset()` before a retry.
-                if case .restartExchange = action { (state.error, state.response, state.metrics) = (nil, nil, nil) }
+                if case .restartExchange = action {
+                    // Each retry is a new task with its own metrics, kept for `allMetrics`.
+                    if let last = state.metrics { state.earlierMetrics.append(last) }
+                    (state.error, state.response, state.metrics) = (nil, nil, nil)
+                }
                 return action
             }
             perform(action, onWorker: true)

@@ -83,6 +83,8 @@ public class Request: @unchecked Sendable {
         var response: HTTPURLResponse?
         var error: AFError?
         var metrics: URLSessionTaskMetrics?
+        /// Metrics of the attempts before the last one (each retry is a new task), oldest first.
+        var earlierMetrics: [URLSessionTaskMetrics] = []
         /// When the first exchange started: retries share its resource deadline.
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
@@ -97,6 +99,9 @@ public class Request: @unchecked Sendable {
     let lifecycle = RequestLifecycle()
     /// Where the current exchange's body goes (see `Request+FollowUp.swift`).
     let route = BodyRoute()
+    /// Upload and download progress (`Request+Progress.swift`); its own lock, as it is touched
+    /// for every run of body bytes.
+    let progress = Mutex(RequestProgress())
 
     /// ``underlyingQueue``, or what to make it from.
     enum UnderlyingQueue {
@@ -146,8 +151,8 @@ public class Request: @unchecked Sendable {
     public var response: HTTPURLResponse? { mutable.withLock { $0.response } }
     /// The error the request failed with, if it did.
     public var error: AFError? { mutable.withLock { $0.error } }
-    /// Timings and byte counts of the exchange, once finished.
-    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics } }
+    /// Timings and byte counts of the last attempt, once it finished (see `Request+Metrics.swift`).
+    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics ?? $0.earlierMetrics.last } }
     /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
     /// delay elapsed and its new exchange is being built). The transport's own silent retries of
     /// a stale keep-alive connection do not count.
@@ -238,7 +243,7 @@ public class Request: @unchecked Sendable {
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
-        case .restartExchange: emit { [self] in $0.requestIsRetrying(self) }; prepareForRetry(); start()
+        case .restartExchange: emit { [self] in $0.requestIsRetrying(self) }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         case .startFollowUp: startFollowUp()
         case .askRedirectHandler: askRedirectHandler()
@@ -332,7 +337,7 @@ public class Request: @unchecked Sendable {
             self?.transportEvent(event)
         }, bodyHandler: { [weak self] bytes in
             guard let self else { return }
-            if !route.isDiscarding { taskReceived(bytes); return receiveBody(bytes) }
+            if !route.isDiscarding { taskReceived(bytes); receiveBody(bytes); return bodyReceived(bytes.count) }
             if route.drain(bytes.count) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
@@ -375,9 +380,12 @@ public class Request: @unchecked Sendable {
             } else {
                 prepareContentDecoding(for: head)
                 deliverHeadThroughCache(head)
+                expectBody(length: head.contentLength)
                 if let response { taskReceived(response, expectedLength: head.contentLength) }
             }
             return
+        case .bodySent(let sent, let total):
+            return bodySent(sent, of: total)
         case .end(let done): (summary, failure) = (done, nil)
         case .failure(let error, let partial) where error.kind == .cancelled && route.isAbandoned:
             // Closed by us: a follow-up's body was too long to drain. The follow-up goes on.
@@ -387,6 +395,7 @@ public class Request: @unchecked Sendable {
         // MERGE: progress-metrics — one transaction per hop; today `metrics` holds the last hop's.
         finishContentDecoding(complete: failure == nil)
         record(summary: summary, failure: failure)
+        if failure == nil { transferEnded() }
         taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
         let action = mutable.withLock { $0.machine.transportEnded(failed: failure != nil) }
         guard case .complete = action else { return perform(action) }
@@ -423,7 +432,8 @@ public class Request: @unchecked Sendable {
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.appendField(name: field.name, value: field.value) }
-        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers)
+        let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers,
+                                       reasonPhrase: head.reason)
         session.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
         mutable.withLock { $0.response = response }
     }
@@ -432,7 +442,9 @@ public class Request: @unchecked Sendable {
     private func record(summary: TransportSummary?, failure: TransportError?) {
         let (request, response) = mutable.withLock { ($0.request, $0.response) }
         if let summary, let request {
-            mutable.withLock { $0.metrics = URLSessionTaskMetrics.lariat(request: request, response: response, summary: summary) }
+            let metrics = URLSessionTaskMetrics(recorded: TransactionRecord(request: request, response: response, summary: summary))
+            mutable.withLock { $0.metrics = metrics }
+            // MERGE: monitors: eventMonitor.request(self, didGatherMetrics: metrics) here (one per task, as Alamofire).
         }
         if let failure {
             let afError: AFError
@@ -487,33 +499,6 @@ extension TransportError {
         case .proxy: return proxyURLErrorCode
         default: return .cannotConnectToHost
         }
-    }
-}
-
-extension URLSessionTaskMetrics {
-    /// Metrics of one exchange from the transport's summary.
-    static func lariat(request: URLRequest, response: HTTPURLResponse?, summary: TransportSummary) -> URLSessionTaskMetrics {
-        let t = summary.timings
-        let transaction = URLSessionTaskTransactionMetrics(
-            request: request, response: response,
-            fetchStartDate: t.fetchStart, connectStartDate: t.connectStart,
-            secureConnectionStartDate: t.secureConnectionStart, secureConnectionEndDate: t.secureConnectionEnd,
-            connectEndDate: t.connectEnd, requestStartDate: t.requestStart, requestEndDate: t.requestEnd,
-            responseStartDate: t.responseStart, responseEndDate: t.responseEnd,
-            isReusedConnection: summary.isReusedConnection,
-            countOfRequestHeaderBytesSent: Int64(summary.requestHeaderBytes),
-            countOfRequestBodyBytesSent: Int64(summary.requestBodyBytes),
-            countOfResponseHeaderBytesReceived: Int64(summary.responseHeaderBytes),
-            countOfResponseBodyBytesReceived: Int64(summary.responseBodyBytes),
-            localAddress: summary.localAddress, localPort: summary.localPort,
-            remoteAddress: summary.remoteAddress, remotePort: summary.remotePort,
-            negotiatedTLSCipherSuite: summary.tlsCipher
-        )
-        let end = t.responseEnd ?? Date()
-        return URLSessionTaskMetrics(
-            taskInterval: DateInterval(start: t.fetchStart, end: max(end, t.fetchStart)),
-            transactionMetrics: [transaction]
-        )
     }
 }
 

@@ -22,6 +22,11 @@ public final class HTTPURLResponse: Sendable {
     /// The header fields in received order, repeats kept. Also available as ``headers``.
     let fields: HTTPHeaders
 
+    /// The reason phrase of the status line exactly as the server sent it (`OK`, possibly empty),
+    /// or `nil` for a response not read from a server. Lariat's own addition: Foundation keeps
+    /// only the code (see ``localizedString(forStatusCode:)``); `fetch -i` prints this one.
+    public let reasonPhrase: String?
+
     /// Creates a response from ordered header fields; this is what Lariat's transport uses.
     ///
     /// - Parameters:
@@ -29,11 +34,13 @@ public final class HTTPURLResponse: Sendable {
     ///   - statusCode:  The status code.
     ///   - httpVersion: The version from the status line. `HTTP/1.1` by default.
     ///   - headers:     The header fields, in received order.
-    public init(url: URL, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: HTTPHeaders) {
+    ///   - reasonPhrase: The status line's reason phrase as received. `nil` by default.
+    public init(url: URL, statusCode: Int, httpVersion: String = "HTTP/1.1", headers: HTTPHeaders, reasonPhrase: String? = nil) {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.fields = headers
+        self.reasonPhrase = reasonPhrase
     }
 
     /// Creates a response, as Foundation's initializer does.

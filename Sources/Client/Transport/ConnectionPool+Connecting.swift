@@ -73,7 +73,12 @@ extension ConnectionPool {
                 }
             } else {
                 let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
-                let connector = Connector(timeout: limit, addressOverrides: overrides)
+                var connector = Connector(timeout: limit, addressOverrides: overrides)
+                // Lookup dates for metrics; called on this loop, where the exchange's timings live.
+                connector.resolutionObserver = { started, ended in
+                    exchange.timings.domainLookupStart = Date(monotonic: started)
+                    exchange.timings.domainLookupEnd = Date(monotonic: ended)
+                }
                 attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
                     switch result {
                     case .success(let socket):

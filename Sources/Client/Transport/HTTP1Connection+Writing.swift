@@ -37,7 +37,9 @@ extension HTTP1Connection {
                 return writeFailed(error)
             }
             switch result {
-            case .wrote(let n): perform(machine.bytesWritten(n, now: .now()))
+            case .wrote(let n):
+                perform(machine.bytesWritten(n, now: .now()))
+                reportBodySent()
             case .wouldBlock:
                 socket.setWriteInterest(true)
                 return
@@ -97,6 +99,7 @@ extension HTTP1Connection {
             switch result {
             case .written(let n):
                 perform(machine.bytesWritten(n, now: .now()))
+                reportBodySent()
             case .incomplete:
                 guard flushCiphertext() else { return }  // resumes in socketWritable
             case .failed(let error):

@@ -131,8 +131,9 @@ final class HTTP1Connection: SocketHandler {
         )
         summary?.timings.requestStart = Date()
         if let tls {
-            summary?.tlsVersion = tls.negotiatedVersion.map { "\($0)" }
+            summary?.tlsVersion = tls.negotiatedVersion
             summary?.tlsCipher = tls.negotiatedCipher
+            summary?.tlsCipherID = tls.negotiatedCipherSuiteID
         }
         let request = exchange.request
         let info = HTTP1ConnectionStateMachine.RequestInfo(

@@ -46,9 +46,15 @@ struct TransportRequest: Sendable {
     var deadline: Deadline = .distantFuture
 }
 
-/// Timestamps of one exchange, for URLSessionTaskMetrics.
+/// Timestamps of one exchange, for URLSessionTaskMetrics. Plain `Date` values (a `clock_gettime`
+/// each, no allocation): the Date-based metrics objects are built from them only when read.
+/// Phases that did not happen stay `nil` (a reused connection has no lookup, connect or TLS).
 struct TransportTimings: Sendable {
     var fetchStart = Date()
+    /// Name resolution, when the connection had to resolve its host (not for IP literals,
+    /// address overrides or Unix sockets, which Apple also reports without lookup dates).
+    var domainLookupStart: Date?
+    var domainLookupEnd: Date?
     var connectStart: Date?
     var connectEnd: Date?
     var secureConnectionStart: Date?
@@ -63,6 +69,9 @@ struct TransportTimings: Sendable {
 /// go to the exchange's body handler in between, as borrowed buffers (see `Exchange`).
 enum TransportEvent: Sendable {
     case head(TransportResponseHead)
+    /// Request body bytes written to the socket so far (`sent`), of `total` (`-1`: unknown),
+    /// on the connection's loop after each write that moved the body on: upload progress.
+    case bodySent(sent: Int64, total: Int64)
     case end(TransportSummary)
     case failure(TransportError, TransportSummary?)
 }
@@ -87,11 +96,17 @@ struct TransportSummary: Sendable {
     var remotePort: Int?
     var localPort: Int?
     var requestHeaderBytes = 0
+    /// The body's framed length (what Content-Length said).
     var requestBodyBytes = 0
+    /// Body bytes actually written (less than `requestBodyBytes` when the exchange failed or a
+    /// `100 Continue` never came).
+    var requestBodyBytesSent = 0
     var responseHeaderBytes = 0
     var responseBodyBytes = 0
-    var tlsVersion: String?
+    var tlsVersion: TLSVersion?
+    /// OpenSSL's name of the cipher suite and its IANA number (for `tls_ciphersuite_t`).
     var tlsCipher: String?
+    var tlsCipherID: UInt16?
 }
 
 /// A transport failure: what went wrong, at which step, and the lower layer's own error.
@@ -174,5 +189,14 @@ extension TransportResponseHead {
         case (1, 0): "HTTP/1.0"
         default: "\(version)"
         }
+    }
+}
+
+extension Date {
+    /// The wall-clock date of a monotonic instant (now, minus how long ago `instant` was).
+    init(monotonic instant: Deadline) {
+        let ago = Deadline.now() - instant
+        let seconds = Double(ago.components.seconds) + Double(ago.components.attoseconds) / 1e18
+        self = Date().addingTimeInterval(-seconds)
     }
 }

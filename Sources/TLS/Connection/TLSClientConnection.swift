@@ -259,6 +259,10 @@ public final class TLSClientConnection {
     /// The negotiated cipher suite's OpenSSL name (`TLS_AES_128_GCM_SHA256`), or `nil` before the handshake.
     public var negotiatedCipher: String? { engine.negotiatedCipher }
 
+    /// The negotiated cipher suite's IANA number (`0x1301` for `TLS_AES_128_GCM_SHA256`), or
+    /// `nil` before the handshake. What Apple's `tls_ciphersuite_t` carries as its raw value.
+    public var negotiatedCipherSuiteID: UInt16? { engine.negotiatedCipherID }
+
     /// Whether the handshake resumed a cached session.
     public var isSessionReused: Bool { engine.sessionReused }
 

@@ -155,6 +155,13 @@ final class TLSEngine {
         return String(cString: name)
     }
 
+    /// The negotiated cipher suite's IANA number (the two bytes of the TLS registry), or `nil`
+    /// before the handshake.
+    var negotiatedCipherID: UInt16? {
+        guard SSL_is_init_finished(ssl) == 1, let cipher = SSL_get_current_cipher(ssl) else { return nil }
+        return SSL_CIPHER_get_protocol_id(cipher)
+    }
+
     /// Whether the handshake resumed a session.
     var sessionReused: Bool { SSL_session_reused(ssl) == 1 }
 

@@ -1,0 +1,31 @@
+// Metrics across attempts. As on Apple platforms, where each Alamofire retry runs a new
+// URLSessionTask, every attempt that reached the transport has its own `URLSessionTaskMetrics`
+// (its transactions: the request and any redirect hops); `allMetrics` lists them in order and
+// `metrics` is the last. The transport's own silent retry of a stale keep-alive connection is
+// not an attempt: it happens inside one exchange, as URLSession's does inside one task.
+
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Synchronization
+
+extension Request {
+    /// Metrics of every attempt so far, oldest first: one entry per try that reached the
+    /// transport (the first request and each retry). Empty before the first one ended.
+    public var allMetrics: [URLSessionTaskMetrics] {
+        mutable.withLock { state in
+            guard let last = state.metrics else { return state.earlierMetrics }
+            return state.earlierMetrics + [last]
+        }
+    }
+
+    /// Metrics of the first attempt, once it ended.
+    public var firstMetrics: URLSessionTaskMetrics? {
+        mutable.withLock { $0.earlierMetrics.first ?? $0.metrics }
+    }
+
+    /// Metrics of the last attempt that ended (the same as ``metrics``).
+    public var lastMetrics: URLSessionTaskMetrics? { metrics }
+}
