@@ -376,10 +376,16 @@ public class Request: @unchecked Sendable {
     func appendResponseHandler(_ handler: @escaping ResponseHandler) {
         if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
             for handler in ready { handler(false) }
-        } else if session.startRequestsImmediately {
+        } else if startsOnFirstHandler {
             resume()
         }
     }
+
+    /// Whether adding the first handler starts the request: the session's
+    /// `startRequestsImmediately`, unless the request was made with `shouldAutomaticallyResume`.
+    // MERGE: monitors adds Request.shouldAutomaticallyResume; this becomes
+    // `shouldAutomaticallyResume ?? session.startRequestsImmediately` (DataStreamRequest overrides).
+    var startsOnFirstHandler: Bool { session.startRequestsImmediately }
 }
 
 extension TransportError {

@@ -158,6 +158,8 @@ final class HTTP1Connection: SocketHandler {
     }
 
     func socketReadable(_ socket: Socket) {
+        // An event already collected before reading was paused: leave the bytes in the kernel.
+        if machine.isReadPaused { return }
         if tls == nil {
             var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
             _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
@@ -192,7 +194,7 @@ final class HTTP1Connection: SocketHandler {
     }
 
     /// Parses what is already received: plaintext the engine holds, then the buffer.
-    private func drainReceived() {
+    func drainReceived() {
         if tls != nil { readPlaintext() }
         if inbound.readableCount > 0 { processInbound() }
     }
@@ -202,7 +204,9 @@ final class HTTP1Connection: SocketHandler {
     func processInbound() {
         // Called until the parser needs more bytes, even with none left: the end of a body
         // that ended exactly at the buffer's end comes from a call with empty input.
-        while let exchange, machine.isActive {
+        // Stops as soon as the body's consumer paused reading (back-pressure): the rest stays in
+        // the buffer until it resumes (HTTP1Connection+BackPressure.swift).
+        while let exchange, machine.isActive, !machine.isReadPaused {
             let now = Deadline.now()
             let step: (action: HTTP1ConnectionStateMachine.Action, consumed: Int) = inbound.withReadableBytes { raw in
                 let step = machine.parse(raw, now: now)
