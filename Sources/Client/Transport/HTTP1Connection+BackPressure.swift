@@ -29,7 +29,11 @@ extension HTTP1Connection {
         guard machine.resumeReading(now: .now()) else { return }
         socket.setReadInterest(true)
         syncTimer()
-        drainReceived()
+        // Parse even with nothing buffered: a pause right after a body's last bytes leaves its
+        // end to a call with empty input, and no socket event would announce it (the server has
+        // nothing more to send). Then what the TLS engine holds.
+        processInbound()
+        if tls != nil { readPlaintext() }
     }
 }
 
