@@ -51,6 +51,10 @@ struct FetchOptions: Equatable {
     var dataInQuery = false
     /// `-I`: a HEAD request; only the head is written.
     var headOnly = false
+    /// `-J`: `-O` takes the file name from the response's Content-Disposition.
+    var remoteHeaderName = false
+    /// `-T FILE` (`-` for standard input): PUT the file (every URL gets it).
+    var uploadFile: String?
     /// `-i`: the response head is written before the body.
     var includeHeaders = false
     /// `-D FILE`: the response head is written to FILE (`-` for standard output).

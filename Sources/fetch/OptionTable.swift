@@ -129,6 +129,10 @@ enum OptionTable {
     private static let output: [OptionSpec] = [
         value("output", "o") { $0.outputs.append(.file($1)) },
         flag("remote-name", "O") { options, on in if on { options.outputs.append(.remoteName) } },
+        flag("remote-header-name", "J") { $0.remoteHeaderName = $1 },
+        // fetch never buffers output: each chunk is written as it arrives, so -N has nothing to turn off.
+        flag("no-buffer", "N") { _, _ in },
+        value("upload-file", "T") { $0.uploadFile = $1 },
         flag("include", "i") { $0.includeHeaders = $1 },
         value("dump-header", "D") { $0.dumpHeaderPath = $1 },
         value("write-out", "w") { options, text throws(FetchUsageError) in
@@ -185,7 +189,6 @@ enum OptionTable {
         pending("retry-all-errors", takesValue: false, because: "not supported yet (no retry in fetch)"),
         pending("compressed", takesValue: false, because: "not supported yet (no content decoding in Client)"),
         pending("continue-at", "C", takesValue: true, because: "not supported yet (no resumed downloads)"),
-        pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),
         pending("trace", takesValue: true, because: "not supported yet (use -v)"),
         pending("trace-ascii", takesValue: true, because: "not supported yet (use -v)"),
     ]

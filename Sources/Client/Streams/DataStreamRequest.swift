@@ -88,6 +88,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         var sinks: [@Sendable (Data) -> Void] = []
         var validators: [Validation] = []
         /// The `onHTTPResponse` handler: gets the response and answers with a disposition.
+        /// A body set by fetch (`uploadFile`, `uploadStream`); `nil`: the URLRequest's `httpBody`.
+        var uploadBody: RequestBody?
         var httpResponseHandler: (@Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
     }
     let stream = Mutex(StreamState())
@@ -103,6 +105,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     override var startsOnFirstHandler: Bool { autoResume ?? session.startRequestsImmediately }
+
+    override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
+        stream.withLock { $0.uploadBody }
+    }
 
     override func makeURLRequest() throws -> URLRequest {
         var request = try convertible.asURLRequest()

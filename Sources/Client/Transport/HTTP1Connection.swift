@@ -123,7 +123,7 @@ final class HTTP1Connection: SocketHandler {
             timings: exchange.timings, isReusedConnection: reused,
             localAddress: endpoints.local, remoteAddress: endpoints.remote,
             remotePort: endpoints.remotePort, localPort: endpoints.localPort,
-            requestHeaderBytes: headBytes.count, requestBodyBytes: body.length
+            requestHeaderBytes: headBytes.count, requestBodyBytes: body.isLengthUnknown ? 0 : body.length
         )
         summary?.timings.requestStart = Date()
         if let tls {
@@ -292,7 +292,8 @@ final class HTTP1Connection: SocketHandler {
         let error = transportError(failure)
         close()
         guard let exchange else { return }
-        if retry && !exchange.isCancelled {
+        // A stream body's bytes are gone once read: never sent again silently.
+        if retry && !exchange.isCancelled && exchange.request.body?.isReplayable != false {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
             resubmit(exchange)

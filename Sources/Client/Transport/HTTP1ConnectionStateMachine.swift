@@ -280,6 +280,15 @@ struct HTTP1ConnectionStateMachine {
         return .none
     }
 
+    /// A chunked body's stream ended: its wire length is now `bodyLength` (it was given as more
+    /// than any body until then, so writing could not be `done` early).
+    mutating func bodyLengthKnown(_ bodyLength: Int) {
+        guard case .active(var active) = state, active.request.bodyLength != bodyLength else { return }
+        precondition(active.written <= active.request.headLength + bodyLength, "wrote \(active.written), body now \(bodyLength) in \(state)")
+        active.request.bodyLength = bodyLength
+        state = .active(active)
+    }
+
     /// Writing failed (the server reset or stopped reading). The response may still be on its
     /// way (a 413 before closing), so reading goes on; the request fails only if reading fails.
     mutating func writeFailed() -> Action {
