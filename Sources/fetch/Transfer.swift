@@ -49,7 +49,7 @@ final class Transfer: @unchecked Sendable {
     /// A transfer of `request` under `options`, writing to `output`.
     init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
         self.options = options
-        self.request = UploadFile.apply(options.uploadFile, method: options.method, to: request)
+        self.request = UploadFile.apply(options, to: request)
         self.output = output
     }
 
@@ -80,6 +80,8 @@ final class Transfer: @unchecked Sendable {
         let queue = DispatchQueue(label: "fetch.transfer")
         let stream = session.streamRequest(urlRequest, shouldAutomaticallyResume: false)
         if let path = options.uploadFile, let failure = UploadFile.attach(path, to: stream) {
+            // curl says this even under -s, with its usage hint, before the (26) line.
+            printError("fetch: Can't open '\(path)'!\nfetch: try 'fetch --help' for more information")
             return report(failure.status, failure.message)
         }
         stream.onHTTPResponse(on: queue) { [self] response, decide in decide(head(response)) }

@@ -12,12 +12,18 @@ import Glibc
 
 /// What `-T` uploads.
 enum UploadFile {
-    /// `request` as `-T path` changes it: the method and the URL.
-    static func apply(_ path: String?, method explicit: String?, to request: PlannedRequest) -> PlannedRequest {
-        guard let path else { return request }
+    /// `request` as `-T path` changes it: the method, the URL, and curl 7.88's
+    /// `Expect: 100-continue` (which it sends for every upload unless `-H 'Expect:'` says
+    /// otherwise; Client then holds the body until the server's 100, or for one second).
+    static func apply(_ options: FetchOptions, to request: PlannedRequest) -> PlannedRequest {
+        guard let path = options.uploadFile else { return request }
         var request = request
-        request.method = explicit ?? "PUT"
+        request.method = options.method ?? "PUT"
         request.url = url(request.url, uploading: path)
+        let userSetExpect = options.headerLines.contains { line in
+            line.lowercased().hasPrefix("expect:") || line.lowercased().hasPrefix("expect;")
+        }
+        if !userSetExpect { request.headers.append(HeaderField(name: "Expect", value: "100-continue")) }
         return request
     }
 

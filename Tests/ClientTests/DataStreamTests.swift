@@ -225,6 +225,24 @@ extension ClientIntegrationTests {
             #expect(wasAnswered)
         }
 
+        /// The peer sends everything and closes both ways while reading is paused for an
+        /// `onHTTPResponse` answer: over a Unix socket that is EPOLLHUP, and the socket leaves
+        /// epoll. The bytes the kernel holds are still the response (fetch --unix-socket failed
+        /// with "connection lost: hang-up" before).
+        @Test func hangUpWhilePausedStillDeliversTheBody() async throws {
+            let path = "/tmp/lariat-stream-\(UInt32.random(in: 0...UInt32.max)).sock"
+            let server = try UnixSocketServer(name: path)
+            defer { server.stop() }
+            let encoded = path.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
+            let response = await Session().request("http+unix://\(encoded)/x")
+                .onHTTPResponse(on: DispatchQueue(label: "c")) { _, decide in
+                    blockingSleep(milliseconds: 200)  // the server has closed by now
+                    decide(.allow)
+                }
+                .serializingString().response
+            #expect(response.value == "unix", "\(response.result)")
+        }
+
         /// Validation fails the completion, not the chunks.
         @Test func validationFailsTheCompletion() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("nope", status: "500 Internal Server Error")])

@@ -98,6 +98,18 @@ struct FetchCurlParityTests {
         Row(arguments: ["-I", "-d", "a", "{base}/post"]),
         Row(arguments: ["-sI", "-G", "-d", "a", "{base}/get"]),
         Row(arguments: ["-sS", "-H", "Host: other.example", "-H", "User-Agent:", "{base}/headers"]),
+        // Streaming (issue 12): -N, -T FILE (the URL's empty file part gets the name), -T - from
+        // a pipe (chunked), -O and -J (a Content-Disposition directory is stripped).
+        Row(arguments: ["-sN", "{base}/stream/3"]),
+        Row(arguments: ["-sS", "-T", "{file}", "{base}/anything/"]),
+        Row(arguments: ["-sS", "-T", "{file}", "{base}/put"]),
+        Row(arguments: ["-sS", "-T", "-", "{base}/anything"], stdin: "piped=1\nmore\n"),
+        Row(arguments: ["-sS", "-T", "missing", "{base}/put"]),
+        Row(arguments: ["-sSO", "{base}/base64/SGVsbG8sIHN0cmVhbQ=="], outputFile: "SGVsbG8sIHN0cmVhbQ=="),
+        Row(arguments: ["-sSOJ", "{base}/response-headers?Content-Disposition=attachment%3B%20filename%3D%22j.txt%22"], outputFile: "j.txt"),
+        Row(arguments: ["-sSOJ", "{base}/response-headers?Content-Disposition=attachment%3B%20filename%3D%22..%2Fevil.txt%22"],
+            outputFile: "evil.txt"),
+        Row(arguments: ["-sS", "--limit-rate", "100k", "-o", "{dir}/paced", "{base}/bytes/150000?seed=2", "-w", "%{size_download}"]),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -112,7 +124,7 @@ struct FetchCurlParityTests {
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
         ["--http2"], ["--http3"], ["-L"], ["-u", "a:b"], ["-b", "c=1"], ["-c", "jar"], ["--retry", "3"], ["--retry-connrefused"],
-["--compressed"], ["-C", "-"], ["-T", "file"],
+["--compressed"], ["-C", "-"],
     ])
     func refused(_ arguments: [String]) throws {
         let row = Row(arguments: ["-sS"] + arguments + ["{base}/get"])

@@ -34,6 +34,22 @@ extension HTTP1Connection {
         // nothing more to send). Then what the TLS engine holds.
         processInbound()
         if tls != nil { readPlaintext() }
+        if hungUpWhilePaused { readAfterHangUp() }
+    }
+
+    /// The socket hung up while paused and left epoll: read what the kernel still holds until
+    /// the end (or the next pause), without waiting for events. Each read makes progress or
+    /// ends the response (end of stream, reset); the bound only guards against a socket that
+    /// claims neither.
+    private func readAfterHangUp() {
+        for _ in 0..<4096 {
+            guard machine.isActive, !machine.isReadPaused else { return }
+            if tls == nil { socketReadable(socket) } else { readTLS() }
+        }
+        hungUpWhilePaused = false
+        if machine.isActive && !machine.isReadPaused {
+            perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: hang-up")))
+        }
     }
 }
 

@@ -52,6 +52,8 @@ final class HTTP1Connection: SocketHandler {
     /// The connection's endpoints, read once at setup (not per request: getsockname and
     /// inet_ntop each time cost two syscalls and several allocations per exchange).
     private let endpoints: (local: String?, localPort: Int?, remote: String, remotePort: Int)
+    /// The peer hung up while reading was paused: no socket event will come any more.
+    var hungUpWhilePaused = false
     /// Set when the pool retires this idle connection to give its slot to a retry.
     private(set) var keepsSlotOnClose = false
 
@@ -189,6 +191,12 @@ final class HTTP1Connection: SocketHandler {
     }
 
     func socketHungUp(_ socket: Socket, error: SocketError?) {
+        // Paused for back-pressure: what the peer sent before it went away is still in the
+        // kernel; resuming reads it to the end (HTTP1Connection+BackPressure.swift).
+        if machine.isReadPaused {
+            hungUpWhilePaused = true
+            return
+        }
         let detail = error.map { "\($0)" } ?? "hang-up"
         perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error)))
     }
