@@ -164,7 +164,7 @@ struct OutgoingBody {
             if streamRead == length {
                 // Exactly Content-Length bytes: anything after them is an error, not a next request.
                 var probe: UInt8 = 0
-                if stream.read(&probe, maxLength: 1) > 0 { throw SocketError(kind: .other, syscall: "read-past-length") }
+                if stream.read(&probe, maxLength: 1) > 0 { throw SocketError(kind: .other, syscall: "read") }
             }
             return
         }
