@@ -31,8 +31,12 @@ func patternBytes(_ count: Int) -> [UInt8] {
 /// Checks streamed chunks against the pattern: every byte, in order, exactly once (memcmp per
 /// chunk, so the check does not slow the consumer down much).
 final class PatternChecker: Sendable {
-    private static let reference = patternBytes(64 << 20)
+    private static let pattern = patternBytes(64 << 20)
+    private let reference: [UInt8]
     private let state = Mutex<(count: Int, mismatch: Int?)>((0, nil))
+
+    /// A checker against `reference` (the mod-251 pattern by default).
+    init(reference: [UInt8] = PatternChecker.pattern) { self.reference = reference }
 
     /// Checks the next chunk.
     func check(_ data: Data) {
@@ -40,9 +44,9 @@ final class PatternChecker: Sendable {
             let start = state.count
             state.count += data.count
             guard state.mismatch == nil else { return }
-            guard state.count <= Self.reference.count else { state.mismatch = start; return }
+            guard state.count <= reference.count else { state.mismatch = start; return }
             let equal = data.withUnsafeBytes { chunk in
-                Self.reference.withUnsafeBytes { all in
+                reference.withUnsafeBytes { all in
                     memcmp(chunk.baseAddress!, all.baseAddress! + start, chunk.count) == 0
                 }
             }
