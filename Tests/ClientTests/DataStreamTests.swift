@@ -313,3 +313,24 @@ func blockingSleep(milliseconds: Int) {
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
     while ContinuousClock.now < deadline { usleep(1000) }
 }
+
+extension ClientIntegrationTests.DataStreamTests {
+    /// A finished stream request is released (its handlers captured it: a cycle kept it, and
+    /// through it its Session and that Session's connections, alive).
+    @Test func finishedRequestIsReleased() async throws {
+        let server = try ScriptedServer(script: [.expectRequest, cannedResponse("x")])
+        defer { server.stop() }
+        weak var weakRequest: DataStreamRequest?
+        do {
+            let done = ResponseWaiter<DataStreamRequest.Completion>()
+            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/x")
+            weakRequest = request
+            request.responseStream(on: DispatchQueue(label: "c")) { stream in
+                if let completion = stream.completion { done.deliver(completion) }
+            }
+            _ = await done.response(cancelling: nil)
+        }
+        for _ in 0..<100 where weakRequest != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(weakRequest == nil)
+    }
+}

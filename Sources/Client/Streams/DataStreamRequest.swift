@@ -167,7 +167,15 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Adds a sink for the chunks and a closure run once the request finished.
     func appendStream(_ sink: @escaping @Sendable (Data) -> Void, completion: @escaping @Sendable () -> Void) {
         stream.withLock { $0.sinks.append(sink) }
-        appendResponseHandler { _ in completion() }
+        appendResponseHandler { [self] _ in
+            // The request is over: its sinks (which capture it) and the onHTTPResponse handler
+            // go, so the request and its Session are not kept alive by a cycle.
+            stream.withLock { state in
+                state.sinks.removeAll()
+                state.httpResponseHandler = nil
+            }
+            completion()
+        }
     }
 
     /// The completion as it stands.
