@@ -146,7 +146,8 @@ enum Usage {
          -X, --request METHOD     -H, --header 'Name: value' | 'Name:' | 'Name;' | @file
          -d, --data[-ascii|-raw|-binary|-urlencode] DATA   --json DATA   -F, --form name=value|@file|<file
          -G, --get  -I, --head  -A, --user-agent UA  -e, --referer URL  --compressed
-         -o, --output FILE  -O, --remote-name  --create-dirs  -i, --include  -D, --dump-header FILE
+         -o, --output FILE  -O, --remote-name  -J, --remote-header-name  --create-dirs  -N, --no-buffer
+         -i, --include  -D, --dump-header FILE  -T, --upload-file FILE|-
          -f, --fail  --fail-with-body  -s, --silent  -S, --show-error  -v, --verbose
          -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
          -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE

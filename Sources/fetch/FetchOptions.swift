@@ -58,6 +58,10 @@ struct FetchOptions: Equatable {
     /// `--compressed`: ask for `deflate, gzip` and write the decoded body. Without it fetch sends
     /// no Accept-Encoding and writes the body as received, coded or not (curl's behaviour).
     var compressed = false
+    /// `-J`: `-O` takes the file name from the response's Content-Disposition.
+    var remoteHeaderName = false
+    /// `-T FILE` (`-` for standard input): PUT the file (every URL gets it).
+    var uploadFile: String?
     /// `-i`: the response head is written before the body.
     var includeHeaders = false
     /// `-D FILE`: the response head is written to FILE (`-` for standard output).

@@ -149,6 +149,10 @@ enum OptionTable {
     private static let output: [OptionSpec] = [
         value("output", "o") { $0.outputs.append(.file($1)) },
         flag("remote-name", "O") { options, on in if on { options.outputs.append(.remoteName) } },
+        flag("remote-header-name", "J") { $0.remoteHeaderName = $1 },
+        // fetch never buffers output: each chunk is written as it arrives, so -N has nothing to turn off.
+        flag("no-buffer", "N") { _, _ in },
+        value("upload-file", "T") { $0.uploadFile = $1 },
         flag("include", "i") { $0.includeHeaders = $1 },
         value("dump-header", "D") { $0.dumpHeaderPath = $1 },
         value("write-out", "w") { options, text throws(FetchUsageError) in
@@ -227,7 +231,6 @@ enum OptionTable {
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.
     private static let pendingOptions: [OptionSpec] = [
-        pending("upload-file", "T", takesValue: true, because: "not supported yet (use --data-binary @FILE)"),
         pending("trace", takesValue: true, because: "not supported yet (use -v)"),
         pending("trace-ascii", takesValue: true, because: "not supported yet (use -v)"),
     ]

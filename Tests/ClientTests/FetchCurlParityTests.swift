@@ -178,6 +178,18 @@ struct FetchCurlParityTests {
         Row(arguments: ["-#", "-o", "{dir}/out", "{base}/bytes/3000?seed=3"]),
         Row(arguments: ["-#", "-o", "{dir}/out", "{base}/stream-bytes/3000?seed=3"]),
         Row(arguments: ["--no-progress-meter", "-o", "{dir}/out", "{base}/get"]),
+        // Streaming (issue 12): -N, -T FILE (the URL's empty file part gets the name), -T - from
+        // a pipe (chunked), -O and -J (a Content-Disposition directory is stripped).
+        Row(arguments: ["-sN", "{base}/stream/3"]),
+        Row(arguments: ["-sS", "-T", "{file}", "{base}/anything/"]),
+        Row(arguments: ["-sS", "-T", "{file}", "{base}/put"]),
+        Row(arguments: ["-sS", "-T", "-", "{base}/anything"], stdin: "piped=1\nmore\n"),
+        Row(arguments: ["-sS", "-T", "missing", "{base}/put"]),
+        Row(arguments: ["-sSO", "{base}/base64/SGVsbG8sIHN0cmVhbQ=="], outputFile: "SGVsbG8sIHN0cmVhbQ=="),
+        Row(arguments: ["-sSOJ", "{base}/response-headers?Content-Disposition=attachment%3B%20filename%3D%22j.txt%22"], outputFile: "j.txt"),
+        Row(arguments: ["-sSOJ", "{base}/response-headers?Content-Disposition=attachment%3B%20filename%3D%22..%2Fevil.txt%22"],
+            outputFile: "evil.txt"),
+        Row(arguments: ["-sS", "--limit-rate", "100k", "-o", "{dir}/paced", "{base}/bytes/150000?seed=2", "-w", "%{size_download}"]),
     ]
 
     @Test("same exit status and output", arguments: rows)
@@ -191,7 +203,7 @@ struct FetchCurlParityTests {
     }
 
     @Test("options curl has and fetch refuses: exit 2 with a message naming them", arguments: [
-        ["--http2"], ["--http3"], ["-T", "file"],
+        ["--http2"], ["--http3"],
     ])
     func refused(_ arguments: [String]) throws {
         let row = Row(arguments: ["-sS"] + arguments + ["{base}/get"])

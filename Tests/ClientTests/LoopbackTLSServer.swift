@@ -109,7 +109,7 @@ final class LoopbackTLSServer: Sendable {
                 switch connection.handshake() {
                 case .complete:
                     established = true
-                    if answerAtHandshake { _ = connection.write(response) }
+                    if answerAtHandshake { Self.writeAll(connection, response, to: fd) }
                     state.withLock {
                         $0.handshakesCompleted += 1
                         $0.serverNames.append(connection.requestedServerName)
@@ -129,7 +129,7 @@ final class LoopbackTLSServer: Sendable {
                     state.withLock { $0.plaintext += bytes }
                     if head.count >= 4, head.suffix(4) == Array("\r\n\r\n".utf8) {
                         head.removeAll()
-                        if !answerAtHandshake { _ = connection.write(response) }
+                        if !answerAtHandshake { Self.writeAll(connection, response, to: fd) }
                         if !followUp.isEmpty { _ = connection.write(followUp) }
                     }
                 case .incomplete: return true
@@ -158,6 +158,22 @@ final class LoopbackTLSServer: Sendable {
                     LoopbackTLSServer.sendAll(fd, connection.takeCiphertext())  // the alert, if any
                     return
                 }
+            }
+        }
+    }
+
+    /// Hands every byte of `bytes` to the engine: a write takes one record at a time (a large
+    /// response used to be cut to its first 16 KiB).
+    /// Ciphertext goes to `fd` (blocking) only when the engine's buffer is full, so a small
+    /// response and a follow-up still leave in one segment, and a slow reader holds a large one back.
+    private static func writeAll(_ connection: TLSServerConnection, _ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBufferPointer { connection.write(Array($0[offset..<min(bytes.count, offset + 64 * 1024)])) }
+            switch result {
+            case .written(let n) where n > 0: offset += n
+            case .incomplete: sendAll(fd, connection.takeCiphertext())  // the engine's buffer is full
+            default: return
             }
         }
     }

@@ -16,6 +16,8 @@ public class DataRequest: Request, @unchecked Sendable {
     private let modifier: (@Sendable (inout URLRequest) throws -> Void)?
     private let buffer = BodyBuffer()
     private let validators = ValidatorList()
+    /// Set by `onHTTPResponse` (ResponseDisposition.swift).
+    let httpResponseHandler = HTTPResponseHandlerSlot()
 
     init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
          interceptor: (any RequestInterceptor)? = nil, session: Session) {
@@ -37,6 +39,7 @@ public class DataRequest: Request, @unchecked Sendable {
     override func didReceive(head: TransportResponseHead) {
         record(head: head)
         if let length = head.contentLength { buffer.reserve(length) }
+        runHTTPResponseHandler()
     }
 
     override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {

@@ -11,11 +11,6 @@ import Synchronization
 // Event order: see the header of `EventMonitor.swift`.
 
 /// An `onHTTPResponse` handler and its queue.
-struct HTTPResponseHandler: Sendable {
-    let queue: DispatchQueue
-    let handler: @Sendable (HTTPURLResponse, @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
-}
-
 /// A request's attempts and lifecycle handlers, in one mutex.
 final class RequestLifecycle: Sendable {
     /// A handler and the queue to call it on.
@@ -41,8 +36,6 @@ final class RequestLifecycle: Sendable {
         var urlRequestHandlers: [Queued<URLRequest>] = []
         var taskHandlers: [Queued<URLSessionTask>] = []
         var cURLHandlers: [Queued<String>] = []
-        /// `onHTTPResponse` handlers: each gets the head and answers with a disposition.
-        var httpResponseHandlers: [HTTPResponseHandler] = []
         /// `shouldAutomaticallyResume:` given when the request was made; `nil`: the session's rule.
         var shouldAutomaticallyResume: Bool?
         /// In the session's set of live requests.
@@ -103,8 +96,6 @@ extension Request {
         return self
     }
 
-    /// Whether adding a response handler starts the request.
-    var startsOnFirstHandler: Bool { shouldAutomaticallyResume ?? session.startRequestsImmediately }
 
     /// The session that made the request, as Alamofire's `RequestDelegate`.
     public var delegate: (any RequestDelegate)? { session }
@@ -242,14 +233,6 @@ extension Request {
         }
         if let dataTask = task as? URLSessionDataTask {
             emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) }
-        }
-        let handlers = lifecycle.state.withLock { $0.httpResponseHandlers }
-        for handler in handlers {
-            handler.queue.async { [self] in
-                handler.handler(response) { [self] disposition in
-                    if disposition == .cancel { cancel() }
-                }
-            }
         }
     }
 

@@ -479,6 +479,10 @@ public class Request: @unchecked Sendable {
             resume()
         }
     }
+
+    /// Whether adding the first handler starts the request: the session's
+    /// `startRequestsImmediately`, unless the request was made with `shouldAutomaticallyResume`.
+    var startsOnFirstHandler: Bool { shouldAutomaticallyResume ?? session.startRequestsImmediately }
 }
 
 extension TransportError {

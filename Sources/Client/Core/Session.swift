@@ -305,7 +305,7 @@ open class Session: @unchecked Sendable {
         let body = uploadBody ?? request.httpBody.map(RequestBody.data)
         let framing: RequestFraming
         if let body {
-            framing = .contentLength(body.count)
+            framing = body.isChunked ? .chunked : .contentLength(body.count)
         } else if Self.methodsFramingEmptyBody(method) {
             framing = .contentLength(0)
         } else {

@@ -13,12 +13,17 @@ import EventLoop
 /// 256 KiB of it in memory. Its `Content-Length` is the file's size when the request starts.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What an upload sends.
-    public enum Uploadable: Sendable {
+    // @unchecked Sendable: `.stream` holds an InputStream (not Sendable under full Foundation),
+    // which only the connection sending the request reads (see RequestBodyStream).
+    public enum Uploadable: @unchecked Sendable {
         /// Bytes in memory.
         case data(Data)
         /// A file, sent whole; removed once the request finished when `shouldRemove` is true
         /// (multipart bodies written to a temporary file).
         case file(URL, shouldRemove: Bool)
+        /// A stream, read as the socket drains: `Content-Length` when the request sets one (the
+        /// stream must then produce exactly that many bytes), else `Transfer-Encoding: chunked`.
+        case stream(InputStream)
     }
 
     /// How the uploadable is produced when the request starts.
@@ -55,6 +60,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         switch uploadable {
         case .data(let data):
             return .data(data)
+        case .stream(let stream):
+            return try Self.streamBody(stream, for: request)
         case .file(let url, _):
             guard url.isFileURL else { throw AFError.createUploadableFailed(error: URLError(.unsupportedURL)) }
             // open(2) succeeds on a directory and read(2) then fails with EISDIR: the head would

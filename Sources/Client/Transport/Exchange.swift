@@ -84,6 +84,12 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
+    /// The connection running the exchange, if one entered it and it has not completed
+    /// (back-pressure reaches the connection through it).
+    var runningConnection: LoopBound<HTTP1Connection>? {
+        phase.withLock { if case .running(let connection) = $0.phase { connection } else { nil } }
+    }
+
     /// Delivers the head.
     func deliver(_ event: TransportEvent) {
         if case .completed = phase.withLock({ $0.phase }) { return }

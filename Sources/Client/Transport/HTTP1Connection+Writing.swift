@@ -36,6 +36,7 @@ extension HTTP1Connection {
             } catch {
                 return writeFailed(error)
             }
+            syncBodyLength()
             switch result {
             case .wrote(let n):
                 perform(machine.bytesWritten(n, now: .now()))
@@ -95,6 +96,7 @@ extension HTTP1Connection {
                     return bodyUnreadable(error)
                 }
                 if case .written(let n) = result { body.didWrite(n) }
+                syncBodyLength()
             }
             switch result {
             case .written(let n):
@@ -108,6 +110,13 @@ extension HTTP1Connection {
         }
         guard flushCiphertext() else { return }
         requestWritten()
+    }
+
+    /// Tells the machine a chunked body's length once its stream ended (OutgoingBody.swift).
+    private func syncBodyLength() {
+        guard !body.isLengthUnknown, machine.isActive, body.length != OutgoingBody.unknownLength else { return }
+        machine.bodyLengthKnown(body.length)
+        summary?.requestBodyBytes = body.length
     }
 
     /// The allowed bytes are out: no more write interest; the timestamp once the whole request is.

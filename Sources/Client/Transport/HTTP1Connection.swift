@@ -55,6 +55,8 @@ final class HTTP1Connection: SocketHandler {
     /// Through a proxy: when the connect limit, which began at the proxy's TCP connect, ends (the
     /// TLS handshake must be over by then too); `nil` otherwise.
     var connectDeadline: Deadline?
+    /// The peer hung up while reading was paused: no socket event will come any more.
+    var hungUpWhilePaused = false
     /// Set when the pool retires this idle connection to give its slot to a retry.
     private(set) var keepsSlotOnClose = false
 
@@ -127,7 +129,7 @@ final class HTTP1Connection: SocketHandler {
             timings: exchange.timings, isReusedConnection: reused,
             localAddress: endpoints.local, remoteAddress: endpoints.remote,
             remotePort: endpoints.remotePort, localPort: endpoints.localPort,
-            requestHeaderBytes: headBytes.count, requestBodyBytes: body.length
+            requestHeaderBytes: headBytes.count, requestBodyBytes: body.isLengthUnknown ? 0 : body.length
         )
         summary?.timings.requestStart = Date()
         if let tls {
@@ -163,6 +165,8 @@ final class HTTP1Connection: SocketHandler {
     }
 
     func socketReadable(_ socket: Socket) {
+        // An event already collected before reading was paused: leave the bytes in the kernel.
+        if machine.isReadPaused { return }
         if tls == nil {
             var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
             _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
@@ -192,12 +196,18 @@ final class HTTP1Connection: SocketHandler {
     }
 
     func socketHungUp(_ socket: Socket, error: SocketError?) {
+        // Paused for back-pressure: what the peer sent before it went away is still in the
+        // kernel; resuming reads it to the end (HTTP1Connection+BackPressure.swift).
+        if machine.isReadPaused {
+            hungUpWhilePaused = true
+            return
+        }
         let detail = error.map { "\($0)" } ?? "hang-up"
         perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error)))
     }
 
     /// Parses what is already received: plaintext the engine holds, then the buffer.
-    private func drainReceived() {
+    func drainReceived() {
         if tls != nil { readPlaintext() }
         if inbound.readableCount > 0 { processInbound() }
     }
@@ -207,7 +217,9 @@ final class HTTP1Connection: SocketHandler {
     func processInbound() {
         // Called until the parser needs more bytes, even with none left: the end of a body
         // that ended exactly at the buffer's end comes from a call with empty input.
-        while let exchange, machine.isActive {
+        // Stops as soon as the body's consumer paused reading (back-pressure): the rest stays in
+        // the buffer until it resumes (HTTP1Connection+BackPressure.swift).
+        while let exchange, machine.isActive, !machine.isReadPaused {
             let now = Deadline.now()
             let step: (action: HTTP1ConnectionStateMachine.Action, consumed: Int) = inbound.withReadableBytes { raw in
                 let step = machine.parse(raw, now: now)
@@ -293,7 +305,8 @@ final class HTTP1Connection: SocketHandler {
         let error = transportError(failure)
         close()
         guard let exchange else { return }
-        if retry && !exchange.isCancelled {
+        // A stream body's bytes are gone once read: never sent again silently.
+        if retry && !exchange.isCancelled && exchange.request.body?.isReplayable != false {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
             resubmit(exchange)

@@ -16,6 +16,9 @@
 //             sending ──write failed (EPIPE, reset) or early final response──▶ abandoned
 //   Reading:  awaitingHead ──interim 1xx──▶ awaitingHead
 //             awaitingHead ──final head──▶ body ──end──▶ done(keepAlive)
+//             body ──pauseReading (the consumer's buffer is full)──▶ paused ──resumeReading──▶ body
+//             (paused: the driver neither reads the socket nor parses; the idle timeout is
+//             suspended, since we are the ones not reading; the resource deadline still runs.)
 //
 // Connection states and exits:
 //   handshaking ──handshakeCompleted──▶ idle (the driver starts the first request at once)
@@ -142,6 +145,10 @@ struct HTTP1ConnectionStateMachine {
         case awaitingHead
         /// Inside the body of the final response.
         case body
+        /// Inside the body, with reading stopped because the consumer's bounded buffer is full
+        /// (back-pressure). Exits: resumeReading → body; cancel, deadline → closed (the request
+        /// fails). No parsing happens here: the driver leaves unparsed bytes in its buffer.
+        case paused
         /// The response ended; `keepAlive` is the parser's verdict.
         case done(keepAlive: Bool)
     }
@@ -195,6 +202,11 @@ struct HTTP1ConnectionStateMachine {
         guard case .active(let active) = state else { return false }
         return active.reading != .awaitingHead
     }
+    /// Whether reading is stopped for back-pressure (see `Reading.paused`).
+    var isReadPaused: Bool {
+        guard case .active(let active) = state else { return false }
+        return active.reading == .paused
+    }
     /// Request bytes written so far.
     var written: Int { if case .active(let active) = state { active.written } else { 0 } }
     /// How many request bytes may have been written by now: the head alone while a
@@ -215,7 +227,10 @@ struct HTTP1ConnectionStateMachine {
         case .handshaking(let until): return until == .distantFuture ? nil : until
         case .idle, .closed: return nil
         case .active(let active):
-            var earliest = min(active.idleDeadline, active.request.deadline)
+            // Paused: the silence is ours, so the idle timeout does not run (resumeReading
+            // restarts it); the resource deadline does.
+            let idle = active.reading == .paused ? Deadline.distantFuture : active.idleDeadline
+            var earliest = min(idle, active.request.deadline)
             if case .awaitingContinue(let until) = active.writing { earliest = min(earliest, until) }
             return earliest == .distantFuture ? nil : earliest
         }
@@ -265,6 +280,15 @@ struct HTTP1ConnectionStateMachine {
         return .none
     }
 
+    /// A chunked body's stream ended: its wire length is now `bodyLength` (it was given as more
+    /// than any body until then, so writing could not be `done` early).
+    mutating func bodyLengthKnown(_ bodyLength: Int) {
+        guard case .active(var active) = state, active.request.bodyLength != bodyLength else { return }
+        precondition(active.written <= active.request.headLength + bodyLength, "wrote \(active.written), body now \(bodyLength) in \(state)")
+        active.request.bodyLength = bodyLength
+        state = .active(active)
+    }
+
     /// Writing failed (the server reset or stopped reading). The response may still be on its
     /// way (a 413 before closing), so reading goes on; the request fails only if reading fails.
     mutating func writeFailed() -> Action {
@@ -299,6 +323,9 @@ struct HTTP1ConnectionStateMachine {
         guard case .active(var active) = state else {
             return ParseStep(action: .none, consumed: 0)
         }
+        // The driver stops parsing when it pauses; parsing anyway would forward bytes the
+        // consumer has no room for.
+        precondition(active.reading != .paused, "parse while reading is paused in \(state)")
         let step: Wire.ParseStep
         do throws(WireError) {
             step = try parser.parse(input)
@@ -331,6 +358,29 @@ struct HTTP1ConnectionStateMachine {
         case .upgraded:
             return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
         }
+    }
+
+    /// The consumer's buffer is full: stop reading until `resumeReading`. Returns whether the
+    /// driver must stop (drop read interest, stop parsing); `false` when there is nothing to pause
+    /// (already paused, or the response ended or failed meanwhile: a legitimate race, since the
+    /// consumer decides on its own thread).
+    mutating func pauseReading() -> Bool {
+        guard case .active(var active) = state, active.reading == .body else { return false }
+        active.reading = .paused
+        state = .active(active)
+        return true
+    }
+
+    /// The consumer drained its buffer: read again. Returns whether the driver must restart
+    /// reading (read interest, then parse what is already buffered); `false` when not paused (a
+    /// late resume after a cancel, or a resume for an earlier request). The idle timeout starts
+    /// afresh at `now`.
+    mutating func resumeReading(now: Deadline) -> Bool {
+        guard case .active(var active) = state, active.reading == .paused else { return false }
+        active.reading = .body
+        active.idleDeadline = Self.idleDeadline(active.request.idleTimeout, now: now)
+        state = .active(active)
+        return true
     }
 
     /// The server closed its side: `clean` is `nil` over TCP, and over TLS whether the close came
@@ -386,7 +436,7 @@ struct HTTP1ConnectionStateMachine {
             return .none
         case .active(var active):
             if now >= active.request.deadline { return fail(.deadline, retryable: false) }
-            if now >= active.idleDeadline, let idle = active.request.idleTimeout {
+            if now >= active.idleDeadline, active.reading != .paused, let idle = active.request.idleTimeout {
                 return fail(.idleTimeout(idle), retryable: false)
             }
             if case .awaitingContinue(let until) = active.writing, now >= until {

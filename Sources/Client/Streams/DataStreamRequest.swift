@@ -1,0 +1,213 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+import Dispatch
+import Synchronization
+
+/// A request whose response body is handed to stream handlers as it arrives, never collected.
+///
+/// Each run of body bytes the connection reads becomes one `Data` chunk, delivered to every
+/// handler on the queue it named, in order, followed by one `.complete` event.
+///
+/// **Back-pressure**: the connection reads at the handlers' pace. Bytes handed to handlers and not
+/// yet processed are counted; above ``maxBufferedBytes`` the connection stops reading the socket
+/// (the server then waits on TCP flow control) and starts again once handlers caught up, so a slow
+/// consumer of an endless body holds a bounded amount of it in memory. The idle timeout does not
+/// run while we are the ones not reading; the resource timeout does.
+public final class DataStreamRequest: Request, @unchecked Sendable {
+    // @unchecked Sendable: the superclass's rule (every mutable property in a mutex) holds here:
+    // the stream state is in `stream`, a Mutex; the rest are `let`s of Sendable types.
+
+    /// A stream handler: called once per chunk (or serialized value), then once with `.complete`.
+    /// A thrown error is recorded as the request's error (`.responseSerializationFailed`) and,
+    /// with ``automaticallyCancelOnStreamError``, cancels the request.
+    public typealias Handler<Success, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
+
+    /// One event of the stream, with a token to cancel the request from inside the handler.
+    public struct Stream<Success, Failure: Error>: Sendable where Success: Sendable, Failure: Sendable {
+        /// What happened.
+        public let event: Event<Success, Failure>
+        /// Cancels the request.
+        public let token: CancellationToken
+
+        /// Cancels the request: no further chunk is delivered, then `.complete` with
+        /// `AFError.explicitlyCancelled`.
+        public func cancel() { token.cancel() }
+    }
+
+    /// A stream event: a chunk (or its serialization's result), or the end.
+    public enum Event<Success, Failure: Error>: Sendable where Success: Sendable, Failure: Sendable {
+        /// A chunk of the body, or the value serialized from it.
+        case stream(Result<Success, Failure>)
+        /// The request finished (successfully or not); the last event.
+        case complete(Completion)
+    }
+
+    /// How the stream ended.
+    public struct Completion: Sendable {
+        /// The URLRequest sent.
+        public let request: URLRequest?
+        /// The response head, if one arrived.
+        public let response: HTTPURLResponse?
+        /// The request's metrics.
+        public let metrics: URLSessionTaskMetrics?
+        /// The error, if the request failed, was cancelled or failed validation.
+        public let error: AFError?
+    }
+
+    /// Cancels the request it was made for (it holds the request weakly).
+    public struct CancellationToken: Sendable {
+        weak var request: DataStreamRequest?
+
+        init(_ request: DataStreamRequest) { self.request = request }
+
+        /// Cancels the request.
+        public func cancel() { request?.cancel() }
+    }
+
+    /// A validation closure, run with the response head once the request finished.
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse) -> ValidationResult
+
+    /// Bytes handed to handlers and not yet processed above which the connection stops reading.
+    /// Reading resumes at half of it.
+    public static let maxBufferedBytes = 1024 * 1024
+
+    /// What the request was built from.
+    public let convertible: any URLRequestConvertible
+    /// Whether a thrown handler error, or a failed serialization, cancels the request.
+    public let automaticallyCancelOnStreamError: Bool
+    private let modifier: RequestModifier?
+    /// `nil`: the session's `startRequestsImmediately` decides.
+    private let autoResume: Bool?
+
+    struct StreamState {
+        var flow = StreamFlowControl(highWater: DataStreamRequest.maxBufferedBytes, lowWater: DataStreamRequest.maxBufferedBytes / 2)
+        /// One per handler: takes each chunk and must call `streamConsumed(_:)` once it was processed.
+        var sinks: [@Sendable (Data) -> Void] = []
+        var validators: [Validation] = []
+        /// The `onHTTPResponse` handler: gets the response and answers with a disposition.
+        /// A body set by fetch (`uploadFile`, `uploadStream`); `nil`: the URLRequest's `httpBody`.
+        var uploadBody: RequestBody?
+        var httpResponseHandler: (@Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
+    }
+    let stream = Mutex(StreamState())
+
+    init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, modifier: RequestModifier?,
+         shouldAutomaticallyResume: Bool?, interceptor: (any RequestInterceptor)?, session: Session) {
+        self.convertible = convertible
+        self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
+        self.modifier = modifier
+        self.autoResume = shouldAutomaticallyResume
+        super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.stream-request",
+                   target: session.rootQueue, serializationQueue: session.serializationQueue)
+    }
+
+    override var startsOnFirstHandler: Bool { autoResume ?? session.startRequestsImmediately }
+
+    override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
+        stream.withLock { $0.uploadBody }
+    }
+
+    override func makeURLRequest() throws -> URLRequest {
+        var request = try convertible.asURLRequest()
+        try modifier?(&request)
+        return request
+    }
+
+    // MARK: Transport hooks (on the connection's loop)
+
+    override func didReceive(head: TransportResponseHead) {
+        record(head: head)
+        guard let handler = stream.withLock({ $0.httpResponseHandler }), let response else { return }
+        // Nothing more is read until the handler answered (URLSession holds the task likewise).
+        if stream.withLock({ $0.flow.awaitDisposition() }) { currentExchange?.pauseReading() }
+        handler(response) { [self] disposition in
+            switch disposition {
+            case .allow:
+                if stream.withLock({ $0.flow.dispositionReceived() }) { currentExchange?.resumeReading() }
+            case .cancel:
+                cancel()
+            }
+        }
+    }
+
+    override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
+        let data = Data(bytes)
+        let (sinks, pause) = stream.withLock { state in
+            (state.sinks, state.flow.received(data.count * state.sinks.count))
+        }
+        for sink in sinks { sink(data) }
+        if pause { currentExchange?.pauseReading() }
+    }
+
+    override func runValidators() {
+        let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
+        guard !failed, let response else { return }
+        for validation in stream.withLock({ $0.validators }) {
+            if case .failure(let error) = validation(request, response) {
+                let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+                mutable.withLock { $0.error = $0.error ?? afError }
+                return
+            }
+        }
+    }
+
+    /// The exchange on the wire, if any.
+    private var currentExchange: Exchange? { mutable.withLock { $0.machine.activeExchange } }
+
+    // MARK: Plumbing for handlers
+
+    /// A sink processed `count` bytes; resumes reading when the buffer drained enough.
+    func streamConsumed(_ count: Int) {
+        if stream.withLock({ $0.flow.consumed(count) }) { currentExchange?.resumeReading() }
+    }
+
+    /// Adds a sink for the chunks and a closure run once the request finished.
+    func appendStream(_ sink: @escaping @Sendable (Data) -> Void, completion: @escaping @Sendable () -> Void) {
+        stream.withLock { $0.sinks.append(sink) }
+        appendResponseHandler { [self] _ in
+            // The request is over: its sinks (which capture it) and the onHTTPResponse handler
+            // go, so the request and its Session are not kept alive by a cycle.
+            stream.withLock { state in
+                state.sinks.removeAll()
+                state.httpResponseHandler = nil
+            }
+            completion()
+        }
+    }
+
+    /// The completion as it stands.
+    var completion: Completion {
+        mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metrics, error: $0.error) }
+    }
+
+    /// Runs a user handler; a thrown error becomes the request's error and may cancel it.
+    func capturingError(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            let afError = error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
+            mutable.withLock { $0.error = $0.error ?? afError }
+            if automaticallyCancelOnStreamError { cancel() }
+        }
+    }
+}
+
+extension DataStreamRequest.Stream {
+    /// The chunk's result, or `nil` for `.complete`.
+    public var result: Result<Success, Failure>? {
+        if case .stream(let result) = event { result } else { nil }
+    }
+    /// The chunk's value, or `nil` for a failure or `.complete`.
+    public var value: Success? { try? result?.get() }
+    /// The chunk's error, or `nil`.
+    public var error: Failure? {
+        if case .failure(let error) = result { error } else { nil }
+    }
+    /// The completion, or `nil` for a chunk.
+    public var completion: DataStreamRequest.Completion? {
+        if case .complete(let completion) = event { completion } else { nil }
+    }
+}

@@ -1,0 +1,164 @@
+// Back-pressure without sockets (STYLE.md §3): the connection machine's paused-read state and the
+// stream's high/low water marks, events in, answers out.
+import Testing
+import Wire
+import EventLoop
+@testable import Client
+
+@Suite("Back-pressure: paused reading and flow control")
+struct BackPressureStateTests {
+    typealias Machine = HTTP1ConnectionStateMachine
+    typealias Table = HTTP1ConnectionStateMachineTests
+
+    /// A machine inside a chunked body (one chunk parsed), idle timeout 2 s, deadline at 10 s.
+    static func inBody() -> Machine {
+        var machine = Machine()
+        _ = machine.requestStarted(Table.request(idle: .seconds(2), deadline: Table.at(10)), method: .get, now: Table.t0)
+        _ = machine.bytesWritten(40, now: Table.t0)
+        let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        let step = head.withUnsafeBytes { machine.parse($0, now: Table.t0) }
+        #expect(step.action == .forwardHead)
+        return machine
+    }
+
+    /// An event of the paused-read table, at seconds after t0.
+    enum Event: CustomStringConvertible {
+        case pause, resume(at: Double), timer(at: Double), cancel, receive(String)
+        var description: String {
+            switch self {
+            case .pause: "pause"
+            case .resume(let t): "resume@\(t)"
+            case .timer(let t): "timer@\(t)"
+            case .cancel: "cancel"
+            case .receive(let text): "receive \(text.debugDescription)"
+            }
+        }
+    }
+
+    /// What the driver is told, spelled for a table.
+    static func run(_ events: [Event], on machine: inout Machine) -> [String] {
+        var out: [String] = []
+        for event in events {
+            switch event {
+            case .pause: out.append("pause:\(machine.pauseReading())")
+            case .resume(let t): out.append("resume:\(machine.resumeReading(now: Table.at(t)))")
+            case .timer(let t): out.append("timer:\(machine.timerFired(now: Table.at(t)))")
+            case .cancel: out.append("cancel:\(machine.cancelled())")
+            case .receive(let text):
+                var bytes = Array(text.utf8)
+                while machine.isActive {
+                    let step = bytes.withUnsafeBytes { machine.parse($0, now: Table.t0) }
+                    if step.action != .none { out.append("parse:\(step.action)") }
+                    bytes.removeFirst(step.consumed)
+                    if step.action == .none && step.consumed == 0 { break }
+                }
+            }
+            out.append(machine.timerDeadline.map { "timer at \(Double(($0 - Table.t0).components.seconds))" } ?? "no timer")
+        }
+        return out
+    }
+
+    // (scenario, events, expected answers with the timer after each)
+    static let rows: [(String, [Event], [String])] = [
+        ("pause in the body: the idle timeout stops, the deadline stays",
+         [.pause], ["pause:true", "timer at 10.0"]),
+        ("a second pause is nothing to do",
+         [.pause, .pause], ["pause:true", "timer at 10.0", "pause:false", "timer at 10.0"]),
+        ("paused past the idle timeout: no failure (we are the ones not reading)",
+         [.pause, .timer(at: 5)], ["pause:true", "timer at 10.0", "timer:none", "timer at 10.0"]),
+        ("resume restarts the idle timeout from the resume",
+         [.pause, .resume(at: 6)], ["pause:true", "timer at 10.0", "resume:true", "timer at 8.0"]),
+        ("after resuming, silence fails as before",
+         [.pause, .resume(at: 6), .timer(at: 8)],
+         ["pause:true", "timer at 10.0", "resume:true", "timer at 8.0", "timer:fail(Client.HTTP1ConnectionStateMachine.Failure.idleTimeout(2.0 seconds), retry: false)", "no timer"]),
+        ("the resource deadline fails a paused request",
+         [.pause, .timer(at: 10)], ["pause:true", "timer at 10.0", "timer:fail(Client.HTTP1ConnectionStateMachine.Failure.deadline, retry: false)", "no timer"]),
+        ("cancel while paused",
+         [.pause, .cancel], ["pause:true", "timer at 10.0", "cancel:fail(Client.HTTP1ConnectionStateMachine.Failure.cancelled, retry: false)", "no timer"]),
+        ("a resume that was never paused is ignored",
+         [.resume(at: 1)], ["resume:false", "timer at 2.0"]),
+        ("a late resume after a cancel is ignored",
+         [.pause, .cancel, .resume(at: 1)],
+         ["pause:true", "timer at 10.0", "cancel:fail(Client.HTTP1ConnectionStateMachine.Failure.cancelled, retry: false)", "no timer", "resume:false", "no timer"]),
+        ("resumed, the body goes on and ends with keep-alive",
+         [.pause, .resume(at: 1), .receive("1\r\na\r\n0\r\n\r\n")],
+         ["pause:true", "timer at 10.0", "resume:true", "timer at 3.0", "parse:forwardBody(Range(3..<4))", "parse:complete(keepAlive: true)", "no timer"]),
+    ]
+
+    @Test(arguments: rows.indices)
+    func pausedReading(_ index: Int) {
+        let (name, events, expected) = Self.rows[index]
+        var machine = Self.inBody()
+        #expect(Self.run(events, on: &machine) == expected, "\(name)")
+    }
+
+    /// Pausing is only for a body being read: not before the head, not once the response ended,
+    /// not on an idle or closed connection.
+    @Test func pauseOutsideTheBodyIsRefused() {
+        var idle = Machine()
+        let idlePaused = idle.pauseReading()
+        #expect(!idlePaused)
+        var waiting = Machine()
+        _ = waiting.requestStarted(Table.request(), method: .get, now: Table.t0)
+        let waitingPaused = waiting.pauseReading()
+        #expect(!waitingPaused)
+        #expect(!waiting.isReadPaused)
+        var done = Machine()
+        _ = done.requestStarted(Table.request(), method: .get, now: Table.t0)
+        _ = done.bytesWritten(40, now: Table.t0)
+        var outcomes = Table.run([.received(Table.ok)], on: &done)
+        outcomes.removeAll()
+        let donePaused = done.pauseReading()
+        #expect(done.isIdle && !donePaused)
+    }
+
+    // MARK: Flow control
+
+    /// (scenario, events: +n received, -n consumed, "d" awaiting a disposition, "a" allowed;
+    /// answers: "pause", "resume" or "-"; buffered at the end)
+    static let flowRows: [(String, [String], [String], Int)] = [
+        ("below the high mark: reading goes on", ["+100", "+100"], ["-", "-"], 200),
+        ("above the high mark: pause once", ["+600", "+600", "+100"], ["-", "pause", "-"], 1300),
+        ("drained to the low mark: resume", ["+1200", "-600", "-100"], ["pause", "-", "resume"], 500),
+        ("drained but not to the low mark: still paused", ["+1200", "-200"], ["pause", "-"], 1000),
+        ("awaiting a disposition pauses at once", ["d", "+10"], ["pause", "-"], 10),
+        ("allowed: resume", ["d", "a"], ["pause", "resume"], 0),
+        ("allowed while the buffer is full: stays paused until drained", ["d", "+2000", "a", "-1600"], ["pause", "-", "-", "resume"], 400),
+        ("drained while awaiting the disposition: no resume until allowed", ["+2000", "d", "-2000", "a"], ["pause", "-", "-", "resume"], 0),
+    ]
+
+    @Test(arguments: flowRows.indices)
+    func flowControl(_ index: Int) {
+        let (name, events, expected, buffered) = Self.flowRows[index]
+        var flow = StreamFlowControl(highWater: 1000, lowWater: 500)
+        var answers: [String] = []
+        for event in events {
+            let changed: Bool
+            let verb: String
+            switch event.first {
+            case "+": (changed, verb) = (flow.received(Int(event.dropFirst())!), "pause")
+            case "-": (changed, verb) = (flow.consumed(Int(event.dropFirst())!), "resume")
+            case "d": (changed, verb) = (flow.awaitDisposition(), "pause")
+            default: (changed, verb) = (flow.dispositionReceived(), "resume")
+            }
+            answers.append(changed ? verb : "-")
+        }
+        #expect(answers == expected, "\(name)")
+        #expect(flow.buffered == buffered, "\(name)")
+    }
+
+    /// The ledger behind the async API: chunks leave in order, newest first on a drop.
+    @Test func byteLedger() {
+        var ledger = ByteLedger()
+        for size in 1...3000 { ledger.append(size) }
+        let last = ledger.popLast()
+        #expect(last == 3000)
+        var total = 0
+        for expected in 1...2000 { let got = ledger.popFirst(); total += got; #expect(got == expected) }
+        let rest = ledger.removeAll()
+        #expect(rest == (2001...2999).reduce(0, +))
+        let (first, newest) = (ledger.popFirst(), ledger.popLast())
+        #expect(first == 0 && newest == 0)
+        _ = total
+    }
+}
