@@ -95,11 +95,26 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let statuses = Mutex<[Int]>([])
             let response = await Session().request("http://127.0.0.1:\(server.port)/")
-                .onHTTPResponse(on: .global()) { head in statuses.withLock { $0.append(head.statusCode) } }
-                .onHTTPResponse { _ in .allow }
+                .onHTTPResponse { head in
+                    statuses.withLock { $0.append(head.statusCode) }
+                    return .allow
+                }
                 .serializingString().response
             #expect(response.value == "fine")
             #expect(statuses.withLock { $0 } == [200])
+        }
+
+        @Test("as in Alamofire, the last handler set is the one called")
+        func lastHandlerWins() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("fine")])
+            defer { server.stop() }
+            let calls = Mutex<[String]>([])
+            let response = await Session().request("http://127.0.0.1:\(server.port)/")
+                .onHTTPResponse(on: .global()) { _ in calls.withLock { $0.append("first") } }
+                .onHTTPResponse(on: .global()) { _ in calls.withLock { $0.append("second") } }
+                .serializingString().response
+            #expect(response.value == "fine")
+            #expect(calls.withLock { $0 } == ["second"])
         }
 
         @Test("answering .cancel cancels the request")

@@ -53,7 +53,10 @@ extension ClientIntegrationTests {
             defer { target.stop() }
             let origin = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "http://127.0.0.1:\(target.port)/landing")])
             defer { origin.stop() }
-            let response = await session.request("http://127.0.0.1:\(origin.port)/start",
+            // Its own cookie storage: cookies other suites left in the shared one for 127.0.0.1
+            // would rightly go to any port of that host (RFC 6265 cookies ignore ports).
+            let isolated = Session(configuration: .ephemeral)
+            let response = await isolated.request("http://127.0.0.1:\(origin.port)/start",
                                                  headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "X-Kept": "1"])
                 .serializingString().response
             #expect(response.value == "landed")

@@ -66,14 +66,33 @@ import Testing
             _ = pump.server.receiveCiphertext(pump.client.takeCiphertext())
             _ = pump.server.handshake()
             let flight = pump.server.takeCiphertext()
-            _ = pump.client.receiveCiphertext(generator.mutate(flight, flips: 1))
+            let mutated = generator.mutate(flight, flips: 1)
+            _ = pump.client.receiveCiphertext(mutated)
             switch pump.client.handshake() {
-            case .complete: Issue.record("a corrupted server flight was accepted")
+            case .complete:
+                // RFC 8446 §5.1: a record's legacy_record_version "MUST be ignored for all
+                // purposes", so a flip there may complete; anywhere else it must not.
+                let flipped = flight.indices.filter { flight[$0] != mutated[$0] }
+                let ignored = Self.legacyRecordVersionOffsets(flight)
+                if !flipped.allSatisfy(ignored.contains) {
+                    Issue.record("a corrupted server flight was accepted (flipped bytes \(flipped) of \(flight.count))")
+                }
             case .failed: failures += 1
             case .incomplete: break  // e.g. a record length now promises more bytes
             }
         }
         #expect(failures > 40)
+    }
+
+    /// The offsets of every record header's legacy_record_version bytes in a flight of records.
+    static func legacyRecordVersionOffsets(_ flight: [UInt8]) -> Set<Int> {
+        var offsets = Set<Int>()
+        var start = 0
+        while start + 5 <= flight.count {
+            offsets.formUnion([start + 1, start + 2])
+            start += 5 + (Int(flight[start + 3]) << 8 | Int(flight[start + 4]))
+        }
+        return offsets
     }
 
     // Backpressure: a full outbound buffer is `.incomplete(.write)`, a full inbound one accepts less.
