@@ -60,6 +60,7 @@ func runPhase(_ kind: PhaseKind, count: Int, options: Options, targets: Targets,
     let configuration = URLSessionConfiguration.af.default
     configuration.httpMaximumConnectionsPerHost = options.concurrency
     configuration.timeoutIntervalForRequest = 10
+    configuration.urlCache = nil  // every request must reach nginx: nginx's files have validators
     var tlsConfiguration = TLSConfiguration()
     tlsConfiguration.trustRoots = .file(options.cacert)
     tlsConfiguration.sessionResumption = false

@@ -31,7 +31,13 @@ let cannedResponse: [UInt8] = Array((
     "\r\n").utf8) + [UInt8](repeating: 0x61, count: 1024)
 
 let responder = LoopbackResponder(response: cannedResponse)
-let session = Session()
+/// No URLCache: the canned answer has validators, so the default configuration's memory cache
+/// would revalidate and store every response; this measures the transport's round trip.
+let session: Session = {
+    let configuration = URLSessionConfiguration.af.default
+    configuration.urlCache = nil
+    return Session(configuration: configuration)
+}()
 let url = "http://127.0.0.1:\(responder.port)/1k.bin"
 let completionQueue = DispatchQueue(label: "bench.completion")
 
