@@ -3,7 +3,8 @@
 // Only what a user would write: one `Session` (`URLSessionConfiguration.af.default` with
 // `httpMaximumConnectionsPerHost = --connections`, a `TLSConfiguration` trusting `--cacert`),
 // `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
-// written to the file as it arrives) and `upload(_ fileURL:to:)` (the file is streamed).
+// written to the file as it arrives), `upload(_ fileURL:to:)` (the file is streamed) and
+// `streamRequest(_:).streamTask().streamingData()` (each chunk counted and dropped).
 //
 // `LARIAT_PEER_EXECUTOR=loop` (the runner's `lariat-loop` client) runs the whole workload, the
 // driver's loop included, inside `withTaskExecutorPreference(loop)`, where `loop` is the only
@@ -70,6 +71,21 @@ struct LariatPeer: PeerClient {
         let response = await session.upload(URL(fileURLWithPath: path), to: url, headers: headers).serializingData().response
         let data = try response.result.get()
         return Fetched(status: response.response?.statusCode ?? 0, bodyBytes: data.count)
+    }
+
+    func stream(_ url: String) async throws -> Fetched {
+        try checkOnLoop()
+        var bytes = 0
+        for await stream in session.streamRequest(url).streamTask().streamingData() {
+            switch stream.event {
+            case .stream(.success(let data)):
+                bytes += data.count
+            case .complete(let completion):
+                if let error = completion.error { throw error }
+                return Fetched(status: completion.response?.statusCode ?? 0, bodyBytes: bytes)
+            }
+        }
+        throw ValidationFailure("the stream ended without a completion")
     }
 
     func shutdown() async throws {}
