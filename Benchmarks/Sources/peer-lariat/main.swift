@@ -1,8 +1,8 @@
 // peer-lariat: the benchmark contract (README.md) on Lariat's Alamofire-shaped `Client` API.
 //
 // Only what a user would write: one `Session` (`URLSessionConfiguration.af.default` with
-// `httpMaximumConnectionsPerHost = --connections`, a `TLSConfiguration` trusting `--cacert`),
-// `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
+// `httpMaximumConnectionsPerHost = --connections` and no `urlCache`, a `TLSConfiguration`
+// trusting `--cacert`), `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
 // written to the file as it arrives), `upload(_ fileURL:to:)` (the file is streamed) and
 // `streamRequest(_:).streamTask().streamingData()` (each chunk counted and dropped).
 //
@@ -32,6 +32,9 @@ struct LariatPeer: PeerClient {
     init(options: BenchOptions) throws {
         let configuration = URLSessionConfiguration.af.default
         configuration.httpMaximumConnectionsPerHost = options.connections
+        // No cache: every request must reach the server, as with every other peer (`.default`
+        // uses URLCache.shared, which would answer nginx's Last-Modified files from memory).
+        configuration.urlCache = nil
         var tls = TLSConfiguration()
         if let cacert = options.cacert { tls.trustRoots = .file(cacert) }
         tls.sessionResumption = options.tlsResumption
