@@ -45,6 +45,9 @@ CASES = [
          note="curl writes to /dev/null and wrk discards: upper bounds, not in-memory"),
     Case("download-file-100m", "download-file", "http", "/100m.bin", "mbps", 1, 1,
          note="curl writes the file (-o); wrk discards the body"),
+    Case("stream-100m", "stream", "http", "/100m.bin", "mbps", 1, 1,
+         note="body consumed chunk by chunk and dropped (lariat: streamRequest().streamTask().streamingData(), "
+              "ahc: response.body's ByteBuffers); curl writes to /dev/null and wrk discards"),
     Case("upload-100m", "upload", "http", "/upload", "mbps", 1, 1,
          note="POST of a 100 MiB file; nginx reads it all, then answers 204"),
     Case("https-seq-1k", "seq", "https", "/1k.bin", "rps", 5000, 1000),
@@ -91,6 +94,10 @@ ISSUE9_TARGETS = {
     "json": Target({"ahc": 1.6}),
     "https-seq-1k": Target({"ahc": 2.0}),
     "https-concurrent-64": Target({"ahc": 2.0}),
+}
+# Issue 12's streaming target: at least async-http-client's throughput, peak RSS under 32 MiB.
+ISSUE12_TARGETS = {
+    "stream-100m": Target({"ahc": 1.0}, max_rss_kib=32 * 1024 - 1),
 }
 ISSUE9_SUBJECT_TARGETS = {"lariat-loop": {"seq-1k": Target({"ahc": 2.0, "wrk": 0.85})}}
 

@@ -4,7 +4,7 @@ import json
 import statistics
 from typing import Dict, List, Optional
 
-from .cases import CASES_BY_NAME, ISSUE9_SUBJECT_TARGETS, ISSUE9_TARGETS, TARGETS, Target
+from .cases import CASES_BY_NAME, ISSUE9_SUBJECT_TARGETS, ISSUE9_TARGETS, ISSUE12_TARGETS, TARGETS, Target
 
 UNITS = {"rps": "req/s", "mbps": "MB/s", "sps": "runs/s"}
 
@@ -46,7 +46,9 @@ def summarize(runs: Dict[str, Dict[str, List[dict]]], subject: str) -> dict:
                               "targets": target_checks(TARGETS.get(case_name), clients.get(subject), ratios),
                               "issue9_targets": target_checks(
                                   ISSUE9_SUBJECT_TARGETS.get(subject, {}).get(case_name, ISSUE9_TARGETS.get(case_name)),
-                                  clients.get(subject), ratios)}
+                                  clients.get(subject), ratios),
+                              "issue12_targets": target_checks(ISSUE12_TARGETS.get(case_name),
+                                                               clients.get(subject), ratios)}
     return summary
 
 
@@ -111,7 +113,8 @@ def print_tables(summary: dict, clients: List[str], subject: str, notes: Dict[st
             r = entry["ratios"].get(client)
             cells.append(f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f})" if r else "-")
         print(f"{case_name:<24} " + " ".join(f"{cell:>20}" for cell in cells))
-    for key, title in (("targets", "Issue 5"), ("issue9_targets", "Issue 9")):
+    for key, title in (("targets", "Issue 5"), ("issue9_targets", "Issue 9"),
+                       ("issue12_targets", "Issue 12")):
         checks = [(name, check) for name, entry in summary.items() for check in entry.get(key, [])]
         if not checks:
             continue

@@ -123,6 +123,30 @@ class SummaryTests(unittest.TestCase):
         self.assertFalse(loop[">= 0.85x wrk"])
         self.assertTrue(plain[">= 0.75x wrk"])
 
+    def test_stream_target_is_ahc_throughput_and_rss_under_32_mib(self):
+        record = lambda value, rss: {"status": "ok", "value": value, "fields": {}, "rss_kib": rss}
+        runs = {"stream-100m": {"lariat": [record(900, 20000), record(1100, 40000), record(1000, 30000)],
+                                "ahc": [record(1000, 50000)] * 3}}
+        summary = report.summarize(runs, "lariat")["stream-100m"]
+        checks = {c["what"]: c["met"] for c in summary["issue12_targets"]}
+        self.assertTrue(checks[">= 1x ahc"])              # median of 0.9, 1.1, 1.0
+        self.assertTrue(checks["peak RSS <= 32 MiB"])    # median RSS 30,000 KiB
+        runs["stream-100m"]["lariat"][2] = record(1000, 32 * 1024)
+        checks = {c["what"]: c["met"] for c in report.summarize(runs, "lariat")["stream-100m"]["issue12_targets"]}
+        self.assertFalse(checks["peak RSS <= 32 MiB"])   # "under 32 MiB": 32,768 KiB misses
+
+    def test_stream_case_runs_every_client_against_the_100m_file(self):
+        with TemporaryDirectory() as tmp:
+            ctx = context(Path(tmp))
+            case = CASES_BY_NAME["stream-100m"]
+            invocation = clients.peer(Path("/bin/peer-lariat"), "lariat", case, ctx)
+            self.assertEqual(invocation.argv[invocation.argv.index("--workload") + 1], "stream")
+            self.assertEqual(invocation.argv[invocation.argv.index("--url") + 1], "http://127.0.0.1:1/100m.bin")
+            curl = clients.curl(case, ctx)
+            config = Path(curl.argv[-1]).read_text()
+            self.assertIn('output = "/dev/null"', config)
+            self.assertEqual(curl.parse("0.5 200 104857600 0 1\n", 1.0)["mbps"], 104857600 / 0.5 / 1e6)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -60,9 +60,24 @@ public protocol PeerClient: Sendable {
     /// - Throws: transport or file errors.
     func upload(file path: String, size: Int, to url: String) async throws -> Fetched
 
+    /// GET `url` and consume the body chunk by chunk as it arrives, keeping none of it.
+    ///
+    /// The default implementation throws ``Unsupported`` (the peer then reports `n/a`).
+    /// - Parameter url: absolute URL.
+    /// - Returns: status and the sum of the chunk sizes.
+    /// - Throws: transport errors.
+    func stream(_ url: String) async throws -> Fetched
+
     /// Releases the client (connection pools, threads). Called once, after the run.
     /// - Throws: shutdown errors.
     func shutdown() async throws
+}
+
+extension PeerClient {
+    /// Throws ``Unsupported``: a peer without a streaming API answers `n/a` for `stream`.
+    public func stream(_ url: String) async throws -> Fetched {
+        throw Unsupported("no streaming body API")
+    }
 }
 
 /// A peer cannot honour an option (for example `--no-resume`); the peer exits with status 3.
@@ -113,6 +128,10 @@ public func runWorkload<Client: PeerClient>(
     case .downloadMemory:
         result = try await bulk(name: name, options: options) {
             try check(await client.get(options.url, closeConnection: false))
+        }
+    case .stream:
+        result = try await bulk(name: name, options: options) {
+            try check(await client.stream(options.url))
         }
     case .downloadFile:
         let out = options.out ?? ""

@@ -21,13 +21,15 @@ public enum Workload: String, CaseIterable, Sendable {
     case json
     /// N sequential GETs, each on a new connection (`Connection: close`): connections/s in `rps`.
     case httpsNewConn = "https-new-conn"
+    /// N GETs (1 by default) whose body is consumed chunk by chunk and dropped: MB/s, peak RSS.
+    case stream
 
     /// The request count used when `--requests` is absent.
     public var defaultRequests: Int {
         switch self {
         case .seq, .json: return 5_000
         case .concurrent: return 20_000
-        case .downloadMemory, .downloadFile, .upload: return 1
+        case .downloadMemory, .downloadFile, .upload, .stream: return 1
         case .httpsNewConn: return 500
         }
     }
@@ -43,7 +45,7 @@ public enum Workload: String, CaseIterable, Sendable {
         case .seq, .json: return 10
         case .concurrent: return concurrency
         case .httpsNewConn: return 1
-        case .downloadMemory, .downloadFile, .upload: return 0
+        case .downloadMemory, .downloadFile, .upload, .stream: return 0
         }
     }
 }
@@ -135,7 +137,7 @@ public struct BenchOptions: Sendable, Equatable {
 
     /// One-paragraph usage text printed on a usage error.
     public static let usage = """
-        usage: <peer> --workload seq|concurrent|download-memory|download-file|upload|json|https-new-conn
+        usage: <peer> --workload seq|concurrent|download-memory|download-file|upload|json|https-new-conn|stream
                       --url URL [--requests N] [--concurrency C] [--connections C] [--warmup W]
                       [--out FILE] [--file FILE] [--cacert FILE] [--no-resume]
         Prints exactly one JSON line on stdout. Exit status: 0 ok, 1 failure, 2 usage, 3 unsupported.

@@ -1,7 +1,8 @@
 // peer-ahc: the benchmark contract (README.md) on swift-server/async-http-client.
 //
 // Each operation is written the way AHC's README and docs show it: the async/await
-// `execute(_:timeout:)` API with `body.collect(upTo:)`, `JSONDecoder` over a `ByteBuffer`
+// `execute(_:timeout:)` API with `body.collect(upTo:)` (or, for `stream`, iterating `body`'s
+// `ByteBuffer`s and counting them), `JSONDecoder` over a `ByteBuffer`
 // (NIOFoundationCompat), `FileDownloadDelegate` for downloads to disk, and a request body
 // streamed from NIOFileSystem's `readChunks` for uploads.
 import AsyncHTTPClient
@@ -68,6 +69,13 @@ struct AHCPeer: PeerClient {
             let body = try await response.body.collect(upTo: maxBodyBytes)
             return Fetched(status: Int(response.status.code), bodyBytes: body.readableBytes)
         }
+    }
+
+    func stream(_ url: String) async throws -> Fetched {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: requestTimeout)
+        var bytes = 0
+        for try await buffer in response.body { bytes += buffer.readableBytes }
+        return Fetched(status: Int(response.status.code), bodyBytes: bytes)
     }
 
     func shutdown() async throws {

@@ -1,9 +1,10 @@
 // peer-lariat: the benchmark contract (README.md) on Lariat's Alamofire-shaped `Client` API.
 //
 // Only what a user would write: one `Session` (`URLSessionConfiguration.af.default` with
-// `httpMaximumConnectionsPerHost = --connections`, a `TLSConfiguration` trusting `--cacert`),
-// `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
-// written to the file as it arrives) and `upload(_ fileURL:to:)` (the file is streamed).
+// `httpMaximumConnectionsPerHost = --connections` and no `urlCache`, a `TLSConfiguration`
+// trusting `--cacert`), `request(_:).serializingData()`, `serializingDecodable(_:)`, `download(_:to:)` (the body is
+// written to the file as it arrives), `upload(_ fileURL:to:)` (the file is streamed) and
+// `streamRequest(_:).streamTask().streamingData()` (each chunk counted and dropped).
 //
 // `LARIAT_PEER_EXECUTOR=loop` (the runner's `lariat-loop` client) runs the whole workload, the
 // driver's loop included, inside `withTaskExecutorPreference(loop)`, where `loop` is the only
@@ -31,6 +32,9 @@ struct LariatPeer: PeerClient {
     init(options: BenchOptions) throws {
         let configuration = URLSessionConfiguration.af.default
         configuration.httpMaximumConnectionsPerHost = options.connections
+        // No cache: every request must reach the server, as with every other peer (`.default`
+        // uses URLCache.shared, which would answer nginx's Last-Modified files from memory).
+        configuration.urlCache = nil
         var tls = TLSConfiguration()
         if let cacert = options.cacert { tls.trustRoots = .file(cacert) }
         tls.sessionResumption = options.tlsResumption
@@ -70,6 +74,21 @@ struct LariatPeer: PeerClient {
         let response = await session.upload(URL(fileURLWithPath: path), to: url, headers: headers).serializingData().response
         let data = try response.result.get()
         return Fetched(status: response.response?.statusCode ?? 0, bodyBytes: data.count)
+    }
+
+    func stream(_ url: String) async throws -> Fetched {
+        try checkOnLoop()
+        var bytes = 0
+        for await stream in session.streamRequest(url).streamTask().streamingData() {
+            switch stream.event {
+            case .stream(.success(let data)):
+                bytes += data.count
+            case .complete(let completion):
+                if let error = completion.error { throw error }
+                return Fetched(status: completion.response?.statusCode ?? 0, bodyBytes: bytes)
+            }
+        }
+        throw ValidationFailure("the stream ended without a completion")
     }
 
     func shutdown() async throws {}

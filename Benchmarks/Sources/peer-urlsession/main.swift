@@ -2,12 +2,47 @@
 // (swift-corelibs-foundation's FoundationNetworking, which runs on libcurl).
 //
 // Each operation uses the async URLSession API as documented: `data(for:)`,
-// `download(for:)` followed by a move to the destination, and `upload(for:fromFile:)`.
+// `download(for:)` followed by a move to the destination, and `upload(for:fromFile:)`; `stream`
+// uses a data task whose `URLSessionDataDelegate` counts each `didReceive` chunk (corelibs has no
+// `bytes(for:)`).
 import BenchSupport
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+
+/// Counts a data task's body chunks and resumes the waiting caller when the task completes.
+final class ChunkCounter: NSObject, URLSessionDataDelegate, Sendable {
+    private struct State {
+        var bytes = 0
+        var continuation: CheckedContinuation<Fetched, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Sets the continuation resumed by `didCompleteWithError`; call before resuming the task.
+    func wait(_ continuation: CheckedContinuation<Fetched, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        state.withLock { $0.bytes += data.count }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (continuation, bytes) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.bytes)
+        }
+        if let error {
+            continuation?.resume(throwing: error)
+        } else {
+            let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+            continuation?.resume(returning: Fetched(status: status, bodyBytes: bytes))
+        }
+    }
+}
 
 struct URLSessionPeer: PeerClient {
     let session: URLSession
@@ -72,6 +107,18 @@ struct URLSessionPeer: PeerClient {
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         let (data, response) = try await session.upload(for: request, fromFile: URL(fileURLWithPath: path))
         return Fetched(status: (response as? HTTPURLResponse)?.statusCode ?? 0, bodyBytes: data.count)
+    }
+
+    func stream(_ url: String) async throws -> Fetched {
+        let request = try request(url)
+        let counter = ChunkCounter()
+        // The delegate is the session's: corelibs delivers `didReceive` only to a session delegate.
+        let streaming = URLSession(configuration: session.configuration, delegate: counter, delegateQueue: nil)
+        defer { streaming.finishTasksAndInvalidate() }
+        return try await withCheckedThrowingContinuation { continuation in
+            counter.wait(continuation)
+            streaming.dataTask(with: request).resume()
+        }
     }
 
     func shutdown() async throws {

@@ -47,6 +47,20 @@ final class FakeClient: PeerClient {
         return Fetched(status: status, bodyBytes: 0)
     }
 
+    func stream(_ url: String) async throws -> Fetched {
+        calls.add(1, ordering: .relaxed)
+        return Fetched(status: status, bodyBytes: size)
+    }
+
+    func shutdown() async throws {}
+}
+
+/// A client without a streaming API: it relies on ``PeerClient``'s default `stream(_:)`.
+struct NoStreamClient: PeerClient {
+    func get(_ url: String, closeConnection: Bool) async throws -> Fetched { Fetched(status: 200, bodyBytes: 0) }
+    func getJSON(_ url: String) async throws -> BenchDocument { throw ValidationFailure("unused") }
+    func download(_ url: String, to path: String) async throws -> Fetched { Fetched(status: 200, bodyBytes: 0) }
+    func upload(file path: String, size: Int, to url: String) async throws -> Fetched { Fetched(status: 200, bodyBytes: 0) }
     func shutdown() async throws {}
 }
 
@@ -130,6 +144,32 @@ struct DriverTests {
             options: options(["--workload", "upload", "--url", "http://h/upload", "--file", path, "--requests", "3"]),
             tlsResumption: nil)
         #expect(result.bytes == 9000)
+    }
+
+    @Test func streamCountsTheChunkedBytesAsThroughput() async throws {
+        let client = FakeClient(size: 5000)
+        let result = try await runWorkload(
+            client, name: "fake", options: options(["--workload", "stream", "--url", "http://h/100m.bin", "--requests", "2"]),
+            tlsResumption: nil)
+        #expect(client.calls.load(ordering: .relaxed) == 2)  // no warm-up for bulk transfers
+        #expect(result.bytes == 10_000)
+        #expect(result.mbps != nil && result.rps == nil && result.peakRSSKiB != nil)
+    }
+
+    @Test func streamFailsOnAnErrorStatus() async throws {
+        await #expect(throws: ValidationFailure.self) {
+            try await runWorkload(
+                FakeClient(status: 404), name: "fake", options: options(["--workload", "stream", "--url", "http://h/x"]),
+                tlsResumption: nil)
+        }
+    }
+
+    @Test func streamIsUnsupportedWithoutAStreamingAPI() async throws {
+        await #expect(throws: Unsupported.self) {
+            try await runWorkload(
+                NoStreamClient(), name: "fake", options: options(["--workload", "stream", "--url", "http://h/x"]),
+                tlsResumption: nil)
+        }
     }
 
     @Test func jsonValidatesTheDecodedDocument() async throws {

@@ -19,6 +19,7 @@ struct OptionsTests {
         (["--workload", "download-memory", "--url", "http://h/100m.bin"], .downloadMemory, 1, 1, 1, 0, true),
         (["--workload", "download-file", "--url", "http://h/x", "--out", "/tmp/x"], .downloadFile, 1, 1, 1, 0, true),
         (["--workload", "upload", "--url", "http://h/upload", "--file", "/tmp/x"], .upload, 1, 1, 1, 0, true),
+        (["--workload", "stream", "--url", "http://h/100m.bin"], .stream, 1, 1, 1, 0, true),
         // https-new-conn with --no-resume and an explicit warm-up
         (["--workload", "https-new-conn", "--url", "https://h/x", "--no-resume", "--warmup", "0", "--requests", "3"],
          .httpsNewConn, 3, 1, 1, 0, false),
