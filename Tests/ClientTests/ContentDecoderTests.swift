@@ -7,6 +7,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import LariatTestSupport
 import Testing
 @testable import Client
 
@@ -52,18 +53,6 @@ private let text: [UInt8] = {
     return out
 }()
 
-/// A small deterministic generator (SplitMix64) for test data.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Content decoder")
 struct ContentDecoderTests {

@@ -1,5 +1,6 @@
 // RequestStateMachine's follow-up transitions (redirects and answered challenges) without
 // sockets: each row is a sequence of events and the actions and public states expected.
+import LariatTestSupport
 import Testing
 @testable import Client
 
@@ -111,7 +112,7 @@ struct RequestStateMachineFollowUpTests {
     @Test("random walks through follow-ups")
     func randomWalks() {
         let seed: UInt64 = 0xF011_0F05
-        var generator = FollowUpSplitMix(seed: seed)
+        var generator = SplitMix(seed: seed)
         for walk in 0..<2_000 {
             var machine = Machine()
             var trace: [String] = ["seed \(seed) walk \(walk)"]
@@ -166,18 +167,5 @@ struct RequestStateMachineFollowUpTests {
             var machine = RequestStateMachine<Int, String>()
             _ = machine.redirectDecided(follow: true)
         }
-    }
-}
-
-/// A small deterministic generator for the walks (fixed seed: the same walks on every run; 10,000 walks with random seeds passed).
-private struct FollowUpSplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -5,6 +5,7 @@
 // walk drives the machine like `Request` does (the starter reports once, the transport ends an
 // exchange once it ran) and checks the public state only moves as `canTransition(to:)` allows
 // and that at most one exchange is ever started.
+import LariatTestSupport
 import Testing
 @testable import Client
 
@@ -334,18 +335,5 @@ struct RequestStateMachineTests {
             _ = machine.resume()
             _ = machine.transportEnded()
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for the random walks.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

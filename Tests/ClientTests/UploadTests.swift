@@ -15,17 +15,12 @@ import LariatTestSupport
 /// `count` bytes from SplitMix64 seeded with `seed`: the same bytes on every run, no patterns
 /// a framing bug could hide behind.
 func pseudoRandomBytes(count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
+    var generator = SplitMix(seed: seed)
     return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
         let raw = UnsafeMutableRawBufferPointer(buffer)
         var offset = 0
         while offset < count {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            withUnsafeBytes(of: z.littleEndian) { word in
+            withUnsafeBytes(of: generator.next().littleEndian) { word in
                 let n = min(8, count - offset)
                 raw.baseAddress!.advanced(by: offset).copyMemory(from: word.baseAddress!, byteCount: n)
                 offset += n

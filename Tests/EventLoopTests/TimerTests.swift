@@ -1,5 +1,6 @@
 // Timers on a live loop, and the TimerHeap against a simple reference model.
 @testable import EventLoop
+import LariatTestSupport
 import Testing
 
 extension EventLoopTests {
@@ -141,18 +142,5 @@ extension EventLoopTests {
             #expect(fired == [1])
             #expect(heap.count == 1)
         }
-    }
-}
-
-/// A tiny deterministic PRNG (SplitMix64) so failures replay.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
