@@ -1,0 +1,68 @@
+// fetch streams: a 64 MiB body from ScriptedServer to `-o /dev/null` and to standard output
+// while the child's peak resident size (VmHWM, sampled from /proc while it runs) stays far
+// below the body's size. The DataRequest-based Transfer held the whole body (and a copy).
+#if FullFoundation
+import Foundation
+import Testing
+import LariatTestSupport
+
+/// `fetch` next to the running test bundle, if it was built.
+private let fetchExecutable: String? = {
+    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
+    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+}()
+
+extension ClientIntegrationTests {
+    @Suite("fetch memory", .enabled(if: fetchExecutable != nil, "the fetch binary is not built next to the tests"))
+    struct FetchMemoryTests {
+        /// The body's size: 64 MiB, sent in 1 MiB pieces (one shared array).
+        static let bodySize = 64 << 20
+
+        /// The peak resident size in KiB of the process `pid`, or nil once it is gone.
+        private static func peakKiB(_ pid: Int32) -> Int? {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+            for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                return Int(line.dropFirst("VmHWM:".count).filter { $0.isNumber })
+            }
+            return nil
+        }
+
+        @Test("a 64 MiB body is streamed: fetch's peak RSS stays under 40 MiB", arguments: [["-o", "/dev/null"], ["-o", "-"]])
+        func boundedMemory(arguments: [String]) async throws {
+            let piece = [UInt8](repeating: 0x61, count: 1 << 20)
+            let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(Self.bodySize)\r\n\r\n")]
+                                                + Array(repeating: .send(piece), count: Self.bodySize >> 20) + [.close])
+            defer { server.stop() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(fetchExecutable))
+            process.arguments = ["-s", "--max-time", "60"] + arguments + ["http://127.0.0.1:\(server.port)/big"]
+            process.standardError = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let pid = process.processIdentifier
+            // Standard output is read (and counted) on another thread while the peak is sampled.
+            let reader = Task.detached { () -> Int in
+                var total = 0
+                while true {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { return total }
+                    total += chunk.count
+                }
+            }
+            var peak = 0
+            while process.isRunning {
+                if let sample = Self.peakKiB(pid) { peak = max(peak, sample) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            process.waitUntilExit()
+            let written = await reader.value
+            #expect(process.terminationStatus == 0)
+            #expect(written == (arguments.last == "-" ? Self.bodySize : 0))
+            #expect(peak > 0 && peak < 40 * 1024, "peak RSS \(peak) KiB")
+            print("fetch \(arguments.joined(separator: " ")): peak RSS \(peak) KiB for a \(Self.bodySize >> 20) MiB body")
+        }
+    }
+}
+#endif
