@@ -1,6 +1,7 @@
-// fetch streams: a 64 MiB body from ScriptedServer to `-o /dev/null` and to standard output
-// while the child's peak resident size (VmHWM, sampled from /proc while it runs) stays far
-// below the body's size. The DataRequest-based Transfer held the whole body (and a copy).
+// fetch's streaming Transfer against ScriptedServer: -L never writes a redirect's body, and a
+// 64 MiB body goes to `-o /dev/null` and to standard output while the child's peak resident
+// size (VmHWM, sampled from /proc while it runs) stays far below the body's size (the
+// DataRequest-based Transfer held the whole body).
 #if FullFoundation
 import Foundation
 import Testing
@@ -14,8 +15,8 @@ private let fetchExecutable: String? = {
 }()
 
 extension ClientIntegrationTests {
-    @Suite("fetch memory", .enabled(if: fetchExecutable != nil, "the fetch binary is not built next to the tests"))
-    struct FetchMemoryTests {
+    @Suite("fetch streaming", .enabled(if: fetchExecutable != nil, "the fetch binary is not built next to the tests"))
+    struct FetchStreamingTests {
         /// The body's size: 64 MiB, sent in 1 MiB pieces (one shared array).
         static let bodySize = 64 << 20
 
@@ -62,6 +63,37 @@ extension ClientIntegrationTests {
             #expect(written == (arguments.last == "-" ? Self.bodySize : 0))
             #expect(peak > 0 && peak < 40 * 1024, "peak RSS \(peak) KiB")
             print("fetch \(arguments.joined(separator: " ")): peak RSS \(peak) KiB for a \(Self.bodySize >> 20) MiB body")
+        }
+
+        /// Runs fetch to completion; its exit status and standard output.
+        private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(fetchExecutable))
+            process.arguments = arguments
+            process.standardError = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+
+        // -L asks its handler (a .modify Redirector) about each redirect: the redirect's body
+        // must never reach the output, its head only with -i (curl's hop heads).
+        @Test("-L writes the final body only; -i adds the redirect's head before the final one", arguments: [false, true])
+        func redirectBodyNotWritten(includeHeaders: Bool) throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, .send("HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 8\r\n\r\nold body"),
+                .expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal"),
+            ])
+            defer { server.stop() }
+            let result = try Self.run(["-sS", "-L"] + (includeHeaders ? ["-i"] : []) + ["http://127.0.0.1:\(server.port)/start"])
+            #expect(result.status == 0)
+            let expected = includeHeaders
+                ? "HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 8\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal"
+                : "final"
+            #expect(result.output == expected)
         }
     }
 }
