@@ -226,8 +226,11 @@ final class Transfer: @unchecked Sendable {
         }
         let failed = http.statusCode >= 400 && options.failMode != .never
         if failed && options.failMode == .withoutBody {
-            // curl has written the head already when -i asked for it; the body never.
-            if options.includeHeaders || options.headOnly { _ = writeAll(1, headBytes) }
+            // curl has written the head already when -i asked for it (where the body would go:
+            // standard output or the -o file); the body never.
+            if options.includeHeaders || options.headOnly, case .success(let opened) = openSink(for: http, append: false) {
+                if !opened.write(headBytes) || !opened.close() { return stop(23, "Failed writing body") }
+            }
             return stop(22, "The requested URL returned error: \(http.statusCode)")
         }
         if let max = options.maxFileSize, let length = http.headers.value(for: "Content-Length").flatMap(Int.init), length > max {

@@ -95,6 +95,42 @@ extension ClientIntegrationTests {
                 : "final"
             #expect(result.output == expected)
         }
+
+        /// A scripted response with `body`.
+        private static func response(_ status: String, _ body: String) -> ScriptedServer.Step {
+            .send("HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        }
+
+        // --retry: a retryable status's response is kept (up to 64 KiB) until the retrier
+        // decided; only the last attempt's is written. A longer one is written as it arrives.
+        @Test("--retry writes only the last attempt's response", arguments: [
+            (extra: [String](), first: "busy", second: "200 OK", expected: "ok"),
+            (extra: ["-i"], first: "busy", second: "200 OK", expected: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+            (extra: [], first: "busy", second: "503 Service Unavailable", expected: "ok"),
+            (extra: [], first: String(repeating: "b", count: 100_000), second: "200 OK", expected: String(repeating: "b", count: 100_000) + "ok"),
+        ])
+        func retryKeepsRetryableBody(extra: [String], first: String, second: String, expected: String) throws {
+            let server = try ScriptedServer(script: [.expectRequest, Self.response("503 Service Unavailable", first),
+                                                     .expectRequest, Self.response(second, "ok")])
+            defer { server.stop() }
+            let result = try Self.run(["-sS", "--retry", "1"] + extra + ["http://127.0.0.1:\(server.port)/"])
+            #expect(result.status == 0)
+            #expect(result.output == expected, "\(result.output.prefix(80))")
+        }
+
+        // curl writes -i's head where the body would go, also when -f then refuses the body.
+        @Test("-f -i -o FILE: the refused response's head goes to the file, nothing to standard output")
+        func failWithHeadToFile() throws {
+            let server = try ScriptedServer(script: [.expectRequest, Self.response("404 Not Found", "missing")])
+            defer { server.stop() }
+            let path = NSTemporaryDirectory() + "fetch-fail-head-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let result = try Self.run(["-sS", "-f", "-i", "-o", path, "http://127.0.0.1:\(server.port)/"])
+            #expect(result.status == 22)
+            #expect(result.output.isEmpty, "\(result.output)")
+            let written = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            #expect(written == "HTTP/1.1 404 Not Found\r\nContent-Length: 7\r\n\r\n")
+        }
     }
 }
 #endif
