@@ -293,6 +293,7 @@ final class Transfer: @unchecked Sendable {
     /// The request ended: writes a kept last attempt, closes the output and decides the exit
     /// status.
     private func finish(_ completion: DataStreamRequest.Completion) -> Int32 {
+        if completion.response != nil { effectiveURL = completion.request?.url?.absoluteString }
         var error = completion.error
         if case .responseValidationFailed(reason: .unacceptableStatusCode)? = error, completion.response != nil {
             // --retry's own validator after the last retry: the response stands.
@@ -318,7 +319,6 @@ final class Transfer: @unchecked Sendable {
         }
         guard let http = completion.response else { return report(1, "no response") }
         response = http
-        effectiveURL = completion.request?.url?.absoluteString
         if !closed { return report(23, "Failed writing body") }
         if http.statusCode >= 400 && options.failMode != .never { return report(22, "The requested URL returned error: \(http.statusCode)") }
         return 0
