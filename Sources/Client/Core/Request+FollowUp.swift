@@ -272,16 +272,17 @@ extension Request {
         underlyingQueue.async { [self] in
             handler.task(task, willBeRedirectedTo: pending.request, for: response) { [self] next in
                 guard answered.first() else { return }  // a second call is ignored
-                let action = mutable.withLock { state in
+                let (action, cancelled) = mutable.withLock { state in
                     if let next {
                         state.followUp.pending = FollowUpState.Pending(request: next, keepsBody: pending.keepsBody)
                         state.followUp.redirectCount += 1
                     } else {
                         state.followUp.pending = nil
                     }
-                    return state.machine.redirectDecided(follow: next != nil)
+                    return (state.machine.redirectDecided(follow: next != nil), state.machine.isCancelled)
                 }
-                if next == nil { deliverHeldRedirect() }
+                // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
+                if next == nil && !cancelled { deliverHeldRedirect() }
                 perform(action, onWorker: true)
             }
         }
