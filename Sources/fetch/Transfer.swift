@@ -1,26 +1,48 @@
-// One URL of a run: the request sent through Session, then the response written as curl
-// writes it (-i, -I, -D, -o/-O/-o -, --create-dirs, -f/--fail-with-body, --max-filesize,
-// --limit-rate), with curl's status and one-line message for every failure.
+// One URL of a run: the request sent through Session as a DataStreamRequest, the response
+// written as curl writes it (-i, -I, -D, -o/-O/-J/-o -, --create-dirs, -f/--fail-with-body,
+// --max-filesize, --limit-rate, -C/-r, -L's hop heads, --retry), with curl's status and
+// one-line message for every failure.
+//
+// The body is never held whole: each chunk is written where it goes as it arrives, on the
+// transfer's serial queue, and the connection reads no faster than the writes go (Client's
+// back-pressure), so `--limit-rate` paces the socket itself and a 10 GiB download holds about
+// 1 MiB. Two bounded exceptions, both at most 64 KiB:
+// - a redirect's body while `-L`'s handler has not answered (held by Client, never written);
+// - with `--retry`, a response whose status curl retries: its head and body are kept until the
+//   retrier decided, and written only if that attempt turns out to be the last. A body longer
+//   than 64 KiB stops being kept: it is written as it arrives (as curl writes every attempt's
+//   body to standard output), and a retry then follows it.
+// Steps, each a method so small hooks (-v, -w) have one place to go:
+//   head(_:)   the response head: -D, -f, --max-filesize by Content-Length, -C's outcome,
+//              opening the output (-O/-J name), -i; answers .allow or .cancel (no byte of the
+//              body is read before)
+//   body(_:)   one chunk: --max-filesize as bytes arrive, the binary-to-terminal check, pacing
+//   finish(_:) the completion: close the output, the exit status and message
 import Client
-import Synchronization
+import Dispatch
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One URL's transfer; a class so that what happened can be read after `run` (for `-w`).
-final class Transfer {
+///
+/// `@unchecked Sendable`: while the request runs, its mutable state is touched only by the
+/// transfer's serial queue (heads, chunks, completion, in order); the caller touches it before
+/// starting and after the completion, which the awaited continuation orders after the queue's work.
+final class Transfer: @unchecked Sendable {
     /// The run's options.
     let options: FetchOptions
-    /// The request to send.
+    /// The request to send (with `-T`'s method and URL).
     let request: PlannedRequest
     /// Its `-o`/`-O`, if one was given for it.
     let output: FetchOptions.Output?
     /// The response head, once one arrived.
     private(set) var response: HTTPURLResponse?
-    /// The body's length, once it arrived.
+    /// The body's length written so far (all of it once finished).
     private(set) var bodySize = 0
-    /// The head's length as written by `-i` (status line, headers, blank line).
+    /// The head's length as written by `-i` (status line, headers, blank line), hops included.
     private(set) var headSize = 0
     /// The heads of the redirects followed, kept when heads are written.
     private let hopHeads = HopHeads()
@@ -30,16 +52,32 @@ final class Transfer {
     private(set) var errorMessage = ""
     /// When `run` started, and how long it took (seconds).
     private(set) var duration = 0.0
-    /// `-C`/`-r`: the Range sent and what the response means (`ContinueAt.swift`).
-    private var continuePlan: ContinuePlan?
+    /// When `run` started.
     private(set) var started: Date?
     /// The request's metrics, for `-w` and `-v`.
     private(set) var metrics: URLSessionTaskMetrics?
 
+    /// `-C`/`-r`: the Range sent and what the response means (`ContinueAt.swift`).
+    private var continuePlan: ContinuePlan?
+    /// With `--retry`: which statuses the retrier may retry.
+    private var retrier: FetchRetrier?
+    /// Where the body goes once the head was taken: a file descriptor (1 for standard output).
+    private var sink: BodySink?
+    /// What the head decided for the body.
+    private var outcome = ContinuePlan.Outcome.write
+    /// A retryable response kept until the retrier decided (see the file's comment).
+    private var kept: (head: HTTPURLResponse, body: [Data], count: Int)?
+    /// An exit status decided while streaming (the request is then cancelled), with its
+    /// message (`nil`: nothing to print, as for the binary-output warning).
+    private var verdict: (status: Int32, message: String?)?
+
+    /// Most bytes of a retryable response's body kept before it is written as it arrives.
+    static let maxKeptBytes = 64 * 1024
+
     /// A transfer of `request` under `options`, writing to `output`.
     init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
         self.options = options
-        self.request = request
+        self.request = UploadFile.apply(options, to: request)
         self.output = output
     }
 
@@ -60,7 +98,8 @@ final class Transfer {
     /// dropped for another host), or with `--location-trusted` the original Authorization and
     /// Cookie sent along wherever the redirect goes.
     /// Each redirect's head is kept in `hops`: written before the final one with `-i`, `-I` and
-    /// `-D`, and counted by `%{size_header}`, as curl does.
+    /// `-D`, and counted by `%{size_header}`, as curl does. Client holds a redirect's head and
+    /// body until this answers, so neither reaches the transfer's steps.
     static func redirector(options: FetchOptions, original: URLRequest, hops: HopHeads) -> Redirector {
         guard options.followRedirects else { return .doNotFollow }
         let kept = options.locationTrusted
@@ -81,7 +120,7 @@ final class Transfer {
         return head + "\r\n"
     }
 
-    /// Sends the request and writes the response; returns curl's status.
+    /// Sends the request, streams the response where it goes; returns curl's status.
     func run(_ session: Session) async -> Int32 {
         var headers = HTTPHeaders()
         // Appended, not replaced: repeated -H lines go out as curl sends them.
@@ -101,115 +140,219 @@ final class Transfer {
             return report(3, "URL using bad/illegal format or missing URL")
         }
         urlRequest.httpBody = request.body
+        if let cookie = options.cookies.literalField { urlRequest.headers.add(name: "Cookie", value: cookie) }
         let started = Date()
         self.started = started
         defer { duration = Date().timeIntervalSince(started) }
-        let everyMethod: Set<HTTPMethod> = [.head, .get, .post, .put, .delete, .patch, .options, HTTPMethod(rawValue: request.method)]
-        if let cookie = options.cookies.literalField { urlRequest.headers.add(name: "Cookie", value: cookie) }
-        let meter = ProgressMeter.make(options: options, output: output)
-        meter?.start()
-        let dataRequest = retrying(session, urlRequest)
+        let queue = DispatchQueue(label: "fetch.transfer")
+        let stream = retrying(session, urlRequest)
+        if let path = options.uploadFile, let failure = UploadFile.attach(path, to: stream) {
+            // curl says this even under -s, with its usage hint, before the (26) line.
+            printError("fetch: Can't open '\(path)'!\nfetch: try 'fetch --help' for more information")
+            return report(failure.status, failure.message)
+        }
         if let credentials = request.challengeCredentials {
             let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
             let password = colon < credentials.endIndex ? String(credentials[credentials.index(after: colon)...]) : ""
-            dataRequest.authenticate(username: String(credentials[..<colon]), password: password)
+            stream.authenticate(username: String(credentials[..<colon]), password: password)
         }
-        dataRequest.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
-        meter?.attach(to: dataRequest)
-        let response = await dataRequest.serializingData(emptyResponseCodes: Set(100...599), emptyRequestMethods: everyMethod).response
-        meter?.finish(downloaded: response.data?.count ?? 0, expectedLength: response.response?.expectedContentLength ?? -1)
-        metrics = response.metrics
-        if options.verbose { Verbose.report(session: session, response: response, bodyCount: response.data?.count ?? 0) }
-        switch response.result {
-        case .failure(.responseValidationFailed(reason: .unacceptableStatusCode)) where response.response != nil:
-            // --retry's own validator (FetchRetry.swift) after the last retry: the response stands.
-            guard let http = response.response else { return report(1, "no response") }
-            self.response = http
-            bodySize = response.data?.count ?? 0
-            return write(http, body: response.data ?? Data())
-        case .failure(let error):
-            let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
-            if status == 47 {
-                self.response = response.response  // curl's -w %{http_code} shows the last redirect's status
-                return report(47, "Maximum (\(options.maxRedirects)) redirects followed")
+        stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
+        let meter = ProgressMeter.make(options: options, output: output)
+        meter?.start()
+        meter?.attach(to: stream)
+        stream.onHTTPResponse(on: queue) { [self] response, decide in decide(head(response)) }
+        let completion = await withCheckedContinuation { (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
+            stream.responseStream(on: queue) { [self] event in
+                switch event.event {
+                case .stream(.success(let data)):
+                    if !body(data) { event.cancel() }
+                case .complete(let completion):
+                    continuation.resume(returning: completion)
+                }
             }
-            return report(status, TransferErrors.message(for: error, status: status, url: request.url))
-        case .success(let body):
-            guard let http = response.response else { return report(1, "no response") }
-            self.response = http
-            effectiveURL = response.request?.url?.absoluteString
-            bodySize = body.count
-            return write(http, body: body)
+            stream.resume()
         }
+        meter?.finish(downloaded: bodySize, expectedLength: completion.response?.expectedContentLength ?? -1)
+        metrics = completion.metrics
+        if options.verbose {
+            let result: Result<Data, AFError> = completion.error.map { .failure($0) } ?? .success(Data())
+            Verbose.report(session: session, response: DataResponse(
+                request: completion.request, response: completion.response, data: nil, metrics: completion.metrics,
+                serializationDuration: 0, result: result), bodyCount: bodySize)
+        }
+        return finish(completion)
     }
 
-    /// With --retry: the request with fetch's retrier and the validator that lets it see
-    /// curl's retryable statuses.
-    private func retrying(_ session: Session, _ urlRequest: URLRequest) -> DataRequest {
-        guard options.retry.count > 0 else { return session.request(urlRequest) }
+    /// The stream request; with `--retry`, with fetch's retrier and the validator that lets it
+    /// see curl's retryable statuses.
+    private func retrying(_ session: Session, _ urlRequest: URLRequest) -> DataStreamRequest {
+        guard options.retry.count > 0 else { return session.streamRequest(urlRequest, shouldAutomaticallyResume: false) }
         let retrier = FetchRetrier(
             options: options.retry, failMode: options.failMode, showsErrors: options.showsErrors, showsWarnings: !options.silent,
             url: self.request.url)
-        return session.request(urlRequest, interceptor: Interceptor(retriers: [retrier])).validate { _, response, _ in
-            retrier.isRetryableStatus(response.statusCode)
-                ? .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
-                : .success(())
-        }
+        self.retrier = retrier
+        return session.streamRequest(urlRequest, interceptor: Interceptor(retriers: [retrier]), shouldAutomaticallyResume: false)
+            .validate { _, response in
+                retrier.isRetryableStatus(response.statusCode)
+                    ? .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+                    : .success(())
+            }
     }
 
-    /// Writes a response; returns curl's status.
-    private func write(_ http: HTTPURLResponse, body: Data) -> Int32 {
+    // MARK: Steps (on the transfer's queue)
+
+    /// A response head arrived (a retry's head replaces the last attempt's kept one): decides
+    /// whether the body is read at all.
+    private func head(_ http: HTTPURLResponse) -> Request.ResponseDisposition {
+        response = http
+        if let retrier, retrier.isRetryableStatus(http.statusCode) {
+            // Maybe retried: nothing written until the retrier decided (`finish`).
+            kept = (http, [], 0)
+            return .allow
+        }
+        kept = nil
+        return take(http)
+    }
+
+    /// Writes what a final head calls for and opens the output.
+    private func take(_ http: HTTPURLResponse) -> Request.ResponseDisposition {
         // Redirects' heads first (-L with -i, -I or -D), then the final one.
         let head = hopHeads.all.joined() + Self.headText(http)
         headSize = head.utf8.count
+        let headBytes = Data(head.utf8)
         if let path = options.dumpHeaderPath {
-            let written = path == "-" ? writeAll(1, Data(head.utf8)) : Output.writeFile(path, Data(head.utf8), createDirectories: options.createDirectories)
-            if !written { return report(23, "Failed writing header to \(path)") }
+            let written = path == "-" ? writeAll(1, headBytes) : Output.writeFile(path, headBytes, createDirectories: options.createDirectories)
+            if !written { return stop(23, "Failed writing header to \(path)") }
         }
         let failed = http.statusCode >= 400 && options.failMode != .never
         if failed && options.failMode == .withoutBody {
-            // curl has written the head already when -i asked for it; the body never.
-            if options.includeHeaders || options.headOnly { _ = writeAll(1, Data(head.utf8)) }
-            return report(22, "The requested URL returned error: \(http.statusCode)")
-        }
-        if let max = options.maxFileSize, body.count > max {
-            return report(63, "Maximum file size exceeded")
-        }
-        let outcome = continuePlan?.outcome(status: http.statusCode, headers: http.headers) ?? .write
-        if outcome == .alreadyComplete { return 0 }
-        if outcome == .cannotResume { return report(33, "HTTP server doesn't seem to support byte ranges. Cannot resume.") }
-        var bytes = Data()
-        if options.includeHeaders || options.headOnly { bytes.append(contentsOf: Array(head.utf8)) }
-        if !options.headOnly && outcome != .ignoreBody { bytes.append(body) }
-        switch output {
-        case .file(let path) where path != "-":
-            guard Output.writeFile(path, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate,
-                                   append: outcome == .append || outcome == .ignoreBody) else {
-                return report(23, "Failed writing body")
+            // curl has written the head already when -i asked for it (where the body would go:
+            // standard output or the -o file); the body never.
+            if options.includeHeaders || options.headOnly, case .success(let opened) = openSink(for: http, append: false) {
+                if !opened.write(headBytes) || !opened.close() { return stop(23, "Failed writing body") }
             }
-        case .remoteName:
-            guard let name = Output.remoteName(request.url) else { return report(23, "Remote file name has no length!") }
-            guard Output.writeFile(name, bytes, createDirectories: options.createDirectories, limitRate: options.limitRate,
-                                   append: outcome == .append || outcome == .ignoreBody) else {
-                return report(23, "Failed writing body")
-            }
-        case .file, nil:
-            // curl refuses binary data for a terminal unless asked with `-o -`.
-            if output == nil && isatty(1) == 1 && body.contains(0) {
-                // A warning, not an error: -s hides it even with -S (as curl).
-                if !options.silent {
-                    printError("""
-                        Warning: Binary output can mess up your terminal. Use "--output -" to tell 
-                        Warning: fetch to output it to your terminal anyway, or consider "--output 
-                        Warning: <FILE>" to save to a file.
-                        """)
-                }
-                return 23
-            }
-            guard Output.write(1, bytes, limitRate: options.limitRate) else { return report(23, "Failed writing body") }
+            return stop(22, "The requested URL returned error: \(http.statusCode)")
         }
-        if failed { return report(22, "The requested URL returned error: \(http.statusCode)") }
+        if let max = options.maxFileSize, let length = http.headers.value(for: "Content-Length").flatMap(Int.init), length > max {
+            return stop(63, "Maximum file size exceeded")
+        }
+        outcome = continuePlan?.outcome(status: http.statusCode, headers: http.headers) ?? .write
+        if outcome == .alreadyComplete { return stop(0, nil) }
+        if outcome == .cannotResume { return stop(33, "HTTP server doesn't seem to support byte ranges. Cannot resume.") }
+        switch openSink(for: http, append: outcome == .append || outcome == .ignoreBody) {
+        case .success(let opened): sink = opened
+        case .failure(let error): return stop(23, error.message)
+        }
+        if options.includeHeaders || options.headOnly {
+            guard sink!.write(headBytes) else { return stop(23, "Failed writing body") }
+        }
+        return .allow
+    }
+
+    /// One chunk of the body; returns whether to go on.
+    private func body(_ data: Data) -> Bool {
+        guard verdict == nil else { return false }
+        if var held = kept {
+            held.body.append(data)
+            held.count += data.count
+            guard held.count > Self.maxKeptBytes else {
+                kept = held
+                return true
+            }
+            // Too long to keep: written as it arrives from now on.
+            kept = nil
+            guard take(held.head) == .allow else { return false }
+            return held.body.allSatisfy { write($0) }
+        }
+        return write(data)
+    }
+
+    /// Writes one chunk where the head decided; returns whether to go on.
+    private func write(_ data: Data) -> Bool {
+        guard verdict == nil, let sink else { return false }
+        bodySize += data.count
+        if let max = options.maxFileSize, bodySize > max { return stop(63, "Maximum file size exceeded") == .allow }
+        if options.headOnly || outcome == .ignoreBody { return true }
+        // curl refuses binary data for a terminal unless asked with `-o -`.
+        if sink.isTerminal && output == nil && data.contains(0) {
+            // A warning, not an error: -s hides it even with -S (as curl).
+            if !options.silent {
+                printError("""
+                    Warning: Binary output can mess up your terminal. Use "--output -" to tell 
+                    Warning: fetch to output it to your terminal anyway, or consider "--output 
+                    Warning: <FILE>" to save to a file.
+                    """)
+            }
+            verdict = (23, nil)
+            return false
+        }
+        guard sink.write(data) else { return stop(23, "Failed writing body") == .allow }
+        return true
+    }
+
+    /// The request ended: writes a kept last attempt, closes the output and decides the exit
+    /// status.
+    private func finish(_ completion: DataStreamRequest.Completion) -> Int32 {
+        if completion.response != nil { effectiveURL = completion.request?.url?.absoluteString }
+        var error = completion.error
+        if case .responseValidationFailed(reason: .unacceptableStatusCode)? = error, completion.response != nil {
+            // --retry's own validator after the last retry: the response stands.
+            error = nil
+            if let held = kept {
+                kept = nil
+                if take(held.head) == .allow { _ = held.body.allSatisfy { write($0) } }
+            }
+        }
+        let closed = sink?.close() ?? true
+        sink = nil
+        if let verdict {
+            guard let message = verdict.message else { return verdict.status }
+            return report(verdict.status, message)
+        }
+        if let error {
+            let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
+            if status == 47 {
+                response = completion.response  // curl's -w %{http_code} shows the last redirect's status
+                return report(47, "Maximum (\(options.maxRedirects)) redirects followed")
+            }
+            return report(status, TransferErrors.message(for: error, status: status, url: request.url))
+        }
+        guard let http = completion.response else { return report(1, "no response") }
+        response = http
+        if !closed { return report(23, "Failed writing body") }
+        if http.statusCode >= 400 && options.failMode != .never { return report(22, "The requested URL returned error: \(http.statusCode)") }
         return 0
+    }
+
+    // MARK: Helpers
+
+    /// Records `status` as the transfer's outcome and answers `.cancel`.
+    private func stop(_ status: Int32, _ message: String?) -> Request.ResponseDisposition {
+        if verdict == nil { verdict = (status, message) }
+        return .cancel
+    }
+
+    /// Opens where the body goes: `-o FILE`, `-O` (`-J`: the Content-Disposition name), or
+    /// standard output; `append` for `-C`.
+    private func openSink(for http: HTTPURLResponse, append: Bool) -> Result<BodySink, TransferError> {
+        let path: String
+        switch output {
+        case .file(let given) where given != "-":
+            path = given
+        case .remoteName:
+            let fromHeader = options.remoteHeaderName
+                ? RemoteHeaderName.fileName(fromContentDisposition: http.headers.value(for: "Content-Disposition")) : nil
+            guard let name = fromHeader ?? Output.remoteName(request.url) else {
+                return .failure(TransferError(status: 23, message: "Remote file name has no length!"))
+            }
+            path = name
+        case .file, nil:
+            return .success(BodySink(fd: 1, limitRate: options.limitRate))
+        }
+        guard let fd = Output.openFile(path, createDirectories: options.createDirectories, append: append) else {
+            return .failure(TransferError(status: 23, message: "Failed writing body"))
+        }
+        return .success(BodySink(fd: fd, limitRate: options.limitRate))
     }
 
     /// Prints `fetch: (status) message` unless silenced; returns `status`.
@@ -220,12 +363,64 @@ final class Transfer {
     }
 }
 
-/// Redirect heads collected by the redirect handler (on the request's queue), read after the
-/// transfer ended.
+/// Redirect heads collected by the redirect handler (on the request's queue), read on the
+/// transfer's queue once the final head arrived.
 final class HopHeads: Sendable {
     private let heads = Mutex<[String]>([])
     /// Adds one head's text.
     func append(_ head: String) { heads.withLock { $0.append(head) } }
     /// Every head so far, in order.
     var all: [String] { heads.withLock { $0 } }
+}
+
+/// Where a transfer's body goes: a descriptor, written chunk by chunk, at most `limitRate`
+/// bytes a second (sleeping on the transfer's queue, which holds the connection's reads back).
+final class BodySink {
+    /// The descriptor (1: standard output, not closed).
+    let fd: Int32
+    /// `--limit-rate`, bytes a second.
+    private let limitRate: Int?
+    /// Bytes written so far, for the pacing.
+    private var written = 0
+    /// When the first paced write started (monotonic seconds).
+    private var start: Double?
+    /// Whether a write failed.
+    private var failed = false
+
+    /// A sink writing to `fd`, paced by `limitRate` when given.
+    init(fd: Int32, limitRate: Int?) {
+        self.fd = fd
+        self.limitRate = limitRate
+    }
+
+    /// Whether the descriptor is a terminal.
+    var isTerminal: Bool { isatty(fd) == 1 }
+
+    /// Writes every byte of `data`, paced; false on an error.
+    func write(_ data: Data) -> Bool {
+        guard let limitRate, limitRate > 0 else {
+            if !writeAll(fd, data) { failed = true }
+            return !failed
+        }
+        let begin = start ?? Output.monotonicSeconds()
+        start = begin
+        let piece = max(1, min(limitRate, 16 * 1024))
+        var offset = data.startIndex
+        while offset < data.endIndex {
+            let end = min(offset + piece, data.endIndex)
+            guard writeAll(fd, data[offset..<end]) else { failed = true; return false }
+            written += end - offset
+            offset = end
+            // Sleep until the bytes written so far are on schedule.
+            let due = Double(written) / Double(limitRate) - (Output.monotonicSeconds() - begin)
+            if due > 0 { usleep(UInt32(due * 1_000_000)) }
+        }
+        return true
+    }
+
+    /// Closes a file (not standard output); false when a write or the close failed.
+    func close() -> Bool {
+        if fd == 1 { return !failed }
+        return Glibc.close(fd) == 0 && !failed
+    }
 }

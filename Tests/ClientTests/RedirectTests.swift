@@ -8,6 +8,7 @@ import Foundation
 import FoundationEssentials
 #endif
 import Testing
+import Dispatch
 import Synchronization
 import LariatTestSupport
 @testable import Client
@@ -204,6 +205,63 @@ extension ClientIntegrationTests {
                 .serializingString().response
             #expect(response.response?.statusCode == 301)
             #expect(response.value == "here")
+        }
+
+        /// What a stream request's consumer saw: every response head given to `onHTTPResponse`,
+        /// the chunks' text, and the completion.
+        private func streamed(_ request: DataStreamRequest) async -> (heads: [Int], body: String, completion: DataStreamRequest.Completion) {
+            let heads = RedirectTestBox<[Int]>([])
+            let body = RedirectTestBox<String>("")
+            let queue = DispatchQueue(label: "redirect-stream")
+            request.onHTTPResponse(on: queue) { response in heads.set(heads.get() + [response.statusCode]) }
+            let completion = await withCheckedContinuation { (continuation: CheckedContinuation<DataStreamRequest.Completion, Never>) in
+                request.responseStream(on: queue) { stream in
+                    switch stream.event {
+                    case .stream(.success(let data)): body.set(body.get() + String(decoding: data, as: UTF8.self))
+                    case .complete(let completion): continuation.resume(returning: completion)
+                    }
+                }
+            }
+            return (heads.get(), body.get(), completion)
+        }
+
+        // A stream request's consumer sees a redirect's head and body only when the handler
+        // declined it: with `.modify` the 3xx is held until the handler answered (URLSession
+        // asks before delivering any of it).
+        @Test("a stream request through .modify sees only the final response",
+              arguments: [(follows: true, heads: [200], body: "final"), (follows: false, heads: [302], body: "old body")])
+        func streamThroughModify(follows: Bool, heads: [Int], body: String) async throws {
+            let server = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "/next", body: "old body"),
+                                                     .expectRequest, cannedResponse("final")])
+            defer { server.stop() }
+            let request = session.streamRequest("http://127.0.0.1:\(server.port)/start")
+                .redirect(using: .modify { _, request, _ in follows ? request : nil })
+            let seen = await streamed(request)
+            #expect(seen.heads == heads)
+            #expect(seen.body == body)
+            #expect(seen.completion.error == nil)
+            #expect(seen.completion.response?.statusCode == heads.last)
+        }
+
+        @Test("a stream request with .doNotFollow streams the redirect's head and body")
+        func streamDoNotFollow() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, redirect("302 Found", to: "/next", body: "moved")])
+            defer { server.stop() }
+            let seen = await streamed(session.streamRequest("http://127.0.0.1:\(server.port)/").redirect(using: .doNotFollow))
+            #expect(seen.heads == [302])
+            #expect(seen.body == "moved")
+            #expect(seen.completion.error == nil)
+        }
+
+        @Test("a held redirect body past the cap, declined by the handler, fails (never a truncated success)")
+        func heldOverflowDeclined() async throws {
+            let big = String(repeating: "x", count: 1 << 20)
+            let server = try ScriptedServer(script: [.expectRequest,
+                .send("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: \(big.utf8.count)\r\n\r\n"), .send(big), .waitForClientClose])
+            defer { server.stop() }
+            let seen = await streamed(session.streamRequest("http://127.0.0.1:\(server.port)/").redirect(using: .modify { _, _, _ in nil }))
+            #expect(seen.body.isEmpty)
+            #expect(seen.completion.error != nil)
         }
 
         @Test("a redirect body past the drain cap closes the connection and the redirect is followed")

@@ -46,14 +46,27 @@ struct FollowUpState {
     }
 }
 
-/// Where the current exchange's body bytes go: to the request, or discarded while a follow-up
-/// waits. Written and read on the connection's loop (the head, then the body, in order) and
-/// reset when the next exchange is built, after the last one ended; atomics so the bytes' path
-/// needs no lock. Stored inline in `Request` (noncopyable): no allocation per exchange.
+/// Where the current exchange's body bytes go: to the request, discarded while a decided
+/// follow-up waits, or held (with the head) while a user's redirect handler has not answered.
+/// Written and read on the connection's loop (the head, then the body, in order) and reset when
+/// the next exchange is built, after the last one ended; atomics so the bytes' path needs no
+/// lock (the held hop has its own, taken only on that path). Stored inline in `Request`
+/// (noncopyable): no allocation per exchange.
 struct BodyRoute: ~Copyable, Sendable {
     private let discarding = Atomic<Bool>(false)
     private let drained = Atomic<Int>(0)
     private let abandoned = Atomic<Bool>(false)
+    private let held = Mutex<HeldHop?>(nil)
+
+    /// A redirect's head and body kept from the consumer until the handler answered, as
+    /// URLSession asks `willPerformHTTPRedirection` before delivering any of the 3xx: delivered
+    /// only if the handler declines.
+    struct HeldHop: Sendable {
+        /// The redirect's head.
+        var head: TransportResponseHead
+        /// Its body so far, at most ``BodyRoute/maxDrainedBytes``.
+        var body: [Data] = []
+    }
 
     /// Most body bytes read and discarded before a follow-up: 64 KiB (redirect and 401 bodies
     /// are short HTML). Past it the connection is closed rather than read further.
@@ -65,17 +78,34 @@ struct BodyRoute: ~Copyable, Sendable {
     var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
     /// Discards the rest of the body.
     func discard() { discarding.store(true, ordering: .relaxed) }
+    /// Holds `head` and the body that follows (up to the cap) instead of delivering them.
+    func hold(_ head: TransportResponseHead) {
+        held.withLock { $0 = HeldHop(head: head) }
+        discard()
+    }
     /// Delivers bytes again, for a new exchange (the last one has ended).
     func reset() {
         discarding.store(false, ordering: .relaxed)
         drained.store(0, ordering: .relaxed)
         abandoned.store(false, ordering: .relaxed)
+        held.withLock { $0 = nil }
     }
-    /// Counts discarded bytes; returns true once when the cap is passed (close the exchange).
-    func drain(_ count: Int) -> Bool {
-        let total = drained.add(count, ordering: .relaxed).newValue
-        guard total > Self.maxDrainedBytes else { return false }
+    /// Counts discarded bytes, keeping them when a hop is held; returns true once when the cap is
+    /// passed (close the exchange; a held body is then incomplete).
+    func drain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let total = drained.add(bytes.count, ordering: .relaxed).newValue
+        guard total > Self.maxDrainedBytes else {
+            held.withLock { hop in hop?.body.append(Data(bytes)) }
+            return false
+        }
         return !abandoned.exchange(true, ordering: .relaxed)
+    }
+    /// Takes the held hop, if any; `complete` is false when its body passed the cap.
+    func takeHeld() -> (hop: HeldHop, complete: Bool)? {
+        held.withLock { hop in
+            defer { hop = nil }
+            return hop.map { ($0, !isAbandoned) }
+        }
     }
 }
 
@@ -242,18 +272,49 @@ extension Request {
         underlyingQueue.async { [self] in
             handler.task(task, willBeRedirectedTo: pending.request, for: response) { [self] next in
                 guard answered.first() else { return }  // a second call is ignored
-                let action = mutable.withLock { state in
+                let (action, cancelled) = mutable.withLock { state in
                     if let next {
                         state.followUp.pending = FollowUpState.Pending(request: next, keepsBody: pending.keepsBody)
                         state.followUp.redirectCount += 1
                     } else {
                         state.followUp.pending = nil
                     }
-                    return state.machine.redirectDecided(follow: next != nil)
+                    return (state.machine.redirectDecided(follow: next != nil), state.machine.isCancelled)
                 }
+                // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
+                if next == nil && !cancelled { deliverHeldRedirect() }
                 perform(action, onWorker: true)
             }
         }
+    }
+}
+
+extension Request {
+    /// The handler declined the held redirect: its head and body reach the request now, as a
+    /// response's would have (decoding, progress, `didReceive(head:)`, the body hooks). A body
+    /// that passed the cap was cut off on the wire: the request fails rather than deliver part.
+    fileprivate func deliverHeldRedirect() {
+        guard let (hop, complete) = route.takeHeld() else { return }
+        guard complete else {
+            let failure = AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum, userInfo: request?.url.map {
+                [NSURLErrorFailingURLErrorKey: $0]
+            } ?? [:]))
+            mutable.withLock { $0.error = $0.error ?? failure }
+            return
+        }
+        prepareContentDecoding(for: hop.head)
+        deliverHeadThroughCache(hop.head)
+        expectBody(length: hop.head.contentLength)
+        if let response { taskReceived(response, expectedLength: hop.head.contentLength) }
+        for chunk in hop.body {
+            chunk.withUnsafeBytes { bytes in
+                taskReceived(bytes)
+                receiveBody(bytes)
+            }
+            bodyReceived(chunk.count)
+        }
+        finishContentDecoding(complete: true)
+        transferEnded()
     }
 }
 

@@ -338,7 +338,7 @@ public class Request: @unchecked Sendable {
         }, bodyHandler: { [weak self] bytes in
             guard let self else { return }
             if !route.isDiscarding { taskReceived(bytes); receiveBody(bytes); return bodyReceived(bytes.count) }
-            if route.drain(bytes.count) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
+            if route.drain(bytes) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
         let action = mutable.withLock { $0.machine.exchangeCreated(exchange) }
@@ -376,6 +376,10 @@ public class Request: @unchecked Sendable {
             guard case .deliverHead = action else { return }
             if judgement.kind == .decided || judgement.error != nil {
                 route.discard()  // set before this returns: the body follows on this thread
+                record(head: head)
+            } else if judgement.kind == .undecided {
+                // Held until the user's handler answered; delivered only if it declines.
+                route.hold(head)
                 record(head: head)
             } else {
                 prepareContentDecoding(for: head)
