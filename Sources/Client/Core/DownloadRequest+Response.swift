@@ -20,7 +20,7 @@ extension DownloadRequest {
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
             let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                          metrics: metrics, serializationDuration: 0, result: result)
-            emit { [self] in $0.request(self, didParseResponse: value) }
+            if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
             queue.async { completionHandler(value) }
         }
         return self
@@ -82,7 +82,7 @@ extension DownloadRequest {
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                      metrics: metrics, serializationDuration: duration, result: result)
-        emit { [self] in $0.request(self, didParseResponse: value) }
+        if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
         return value
     }
 

@@ -162,7 +162,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
             return sink.finished(at: temporary)
         }
         let (target, options) = destination(temporary, response)
-        emit { [self] in $0.request(self, didCreateDestinationURL: target) }
+        if isMonitored { emit { [self] in $0.request(self, didCreateDestinationURL: target) } }
         do {
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
                 try fileManager.removeItem(at: target)
@@ -187,7 +187,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
         let fileURL = sink.finalURL
         for validation in validators.withLock({ $0 }) {
             let result = validation(request, response, fileURL)
-            emit { [self] in $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
+            if isMonitored { emit { [self] in $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) } }
             if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }

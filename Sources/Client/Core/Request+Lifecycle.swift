@@ -46,6 +46,8 @@ final class RequestLifecycle: Sendable {
     /// Whether body chunks are reported to monitors (a copy of each chunk): decided when the
     /// attempt's task is created, read on the connection's loop for every chunk.
     let reportsChunks = Atomic<Bool>(false)
+    /// Whether the request has monitors of its own (``Request/eventMonitor(_:)``).
+    let hasOwnMonitors = Atomic<Bool>(false)
 }
 
 extension Request: Equatable, Hashable, CustomStringConvertible {
@@ -138,6 +140,7 @@ extension Request {
     @discardableResult
     public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
         lifecycle.state.withLock { $0.monitors.append(eventMonitor) }
+        lifecycle.hasOwnMonitors.store(true, ordering: .relaxed)
         return self
     }
 
@@ -148,6 +151,13 @@ extension Request {
     }
 
     // MARK: Reporting events (called by Request and its subclasses)
+
+    /// Whether any monitor wants the events ``AlamofireNotifications`` does not post. Callers
+    /// test it before building such an event (`if isMonitored { emit { … } }`): with the default
+    /// monitors the closure is never made, which was an allocation per event per request.
+    var isMonitored: Bool {
+        lifecycle.hasOwnMonitors.load(ordering: .relaxed) || session.eventMonitor.wantsEveryEvent
+    }
 
     /// Sends `event` to the session's monitors and the request's own, each on its queue;
     /// `notified`: an event ``AlamofireNotifications`` posts.
@@ -173,7 +183,7 @@ extension Request {
             state.requests.append(urlRequest)
             return (state.urlRequestHandlers, state.cURLHandlers)
         }
-        emit { [self] in $0.request(self, didCreateURLRequest: urlRequest) }
+        if isMonitored { emit { [self] in $0.request(self, didCreateURLRequest: urlRequest) } }
         for handler in handlers { handler.call(urlRequest) }
         if !cURLHandlers.isEmpty {
             let text = cURLDescription()
@@ -196,7 +206,7 @@ extension Request {
             return (state.taskHandlers, state.monitors)
         }
         lifecycle.reportsChunks.store(!own.isEmpty || session.eventMonitor.wantsEveryEvent, ordering: .relaxed)
-        emit { [self] in $0.request(self, didCreateTask: task) }
+        if isMonitored { emit { [self] in $0.request(self, didCreateTask: task) } }
         for handler in handlers { handler.call(task) }
         return task
     }
@@ -232,7 +242,7 @@ extension Request {
             $0.bytesExpectedToReceive = expectedLength.map(Int64.init) ?? -1
         }
         if let dataTask = task as? URLSessionDataTask {
-            emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) }
+            if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) } }
         }
     }
 
@@ -242,7 +252,7 @@ extension Request {
         task.update { $0.bytesReceived += Int64(bytes.count) }
         guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
         let data = Data(bytes)
-        emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) }
+        if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) } }
     }
 
     /// The current attempt ended (the transport's end, or a cancel with no exchange on the
@@ -264,7 +274,7 @@ extension Request {
             $0.error = taskError
             if let bytesSent { $0.bytesSent = bytesSent }
         }
-        emit { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) }
+        if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) } }
         return task
     }
 
@@ -315,12 +325,12 @@ extension DownloadRequest {
     /// The file is complete at `location` (before it is moved to the destination).
     func didFinishDownloading(to location: URL) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        emit { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) }
+        if isMonitored { emit { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) } }
     }
 
     /// The file was moved to its destination (or left where it was written), or the move failed.
     func didMoveDownload(_ result: Result<URL, AFError>) {
         guard let task else { return }
-        emit { [self] in $0.request(self, didFinishDownloadingUsing: task, with: result) }
+        if isMonitored { emit { [self] in $0.request(self, didFinishDownloadingUsing: task, with: result) } }
     }
 }

@@ -243,7 +243,7 @@ public class Request: @unchecked Sendable {
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
-        case .restartExchange: emit { [self] in $0.requestIsRetrying(self) }; prepareForRetry(); resetProgress(); start()
+        case .restartExchange: if isMonitored { emit { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         case .startFollowUp: startFollowUp()
         case .askRedirectHandler: askRedirectHandler()
@@ -259,11 +259,11 @@ public class Request: @unchecked Sendable {
             try urlRequest.validate()  // a GET or HEAD with a body fails here, before any I/O
         } catch {
             let afError = (error as? AFError) ?? AFError.createURLRequestFailed(error: error)
-            emit { [self] in $0.request(self, didFailToCreateURLRequestWithError: afError) }
+            if isMonitored { emit { [self] in $0.request(self, didFailToCreateURLRequestWithError: afError) } }
             return startFailed(afError)
         }
         let initialRequest = urlRequest
-        emit { [self] in $0.request(self, didCreateInitialURLRequest: initialRequest) }
+        if isMonitored { emit { [self] in $0.request(self, didCreateInitialURLRequest: initialRequest) } }
         let uploadBody: RequestBody?
         do {
             uploadBody = try makeUploadBody(for: &urlRequest)
@@ -293,11 +293,11 @@ public class Request: @unchecked Sendable {
             adapter.adapt(requestToAdapt, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
                 switch result {
                 case .success(let adapted):
-                    emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) }
+                    if isMonitored { emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) } }
                     send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
                 case .failure(let error):
                     let afError = AFError.requestAdaptationFailed(error: error)
-                    emit { [self] in $0.request(self, didFailToAdaptURLRequest: requestToAdapt, withError: afError) }
+                    if isMonitored { emit { [self] in $0.request(self, didFailToAdaptURLRequest: requestToAdapt, withError: afError) } }
                     startFailed(afError)
                 }
             }

@@ -89,12 +89,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// Reports the uploadable made for this attempt (after the URLRequest, before the task).
     func didCreateUploadable() {
         guard let uploadable = made.value else { return }
-        emit { [self] in $0.request(self, didCreateUploadable: uploadable) }
+        if isMonitored { emit { [self] in $0.request(self, didCreateUploadable: uploadable) } }
     }
 
     /// Reports that the uploadable could not be made.
     func didFailToCreateUploadable(_ error: AFError) {
-        emit { [self] in $0.request(self, didFailToCreateUploadableWithError: error) }
+        if isMonitored { emit { [self] in $0.request(self, didFailToCreateUploadableWithError: error) } }
     }
 
     private func removeTemporaryFile() {

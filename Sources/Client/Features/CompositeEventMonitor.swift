@@ -21,17 +21,27 @@ public final class CompositeEventMonitor: EventMonitor {
     /// The monitors events go to, in order.
     public var monitors: [any EventMonitor] {
         get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        set {
+            storage.withLock { $0 = newValue }
+            everyEvent.store(Self.wantsEveryEvent(newValue), ordering: .relaxed)
+        }
     }
+    private let everyEvent: Atomic<Bool>
 
     /// Creates a monitor sending each event to `monitors`, in order.
     init(monitors: [any EventMonitor]) {
         storage = Mutex(monitors)
+        everyEvent = Atomic(Self.wantsEveryEvent(monitors))
     }
 
     /// Whether any monitor wants events besides the eight ``AlamofireNotifications`` posts: when
-    /// none does, per-chunk events are not even built (a copy of every body chunk).
-    var wantsEveryEvent: Bool { storage.withLock { $0.contains { !($0 is AlamofireNotifications) } } }
+    /// none does, the other events are not even built (a closure each, and for body chunks a copy
+    /// of every chunk). One atomic load: it is read for every event of every request.
+    var wantsEveryEvent: Bool { everyEvent.load(ordering: .relaxed) }
+
+    private static func wantsEveryEvent(_ monitors: [any EventMonitor]) -> Bool {
+        monitors.contains { !($0 is AlamofireNotifications) }
+    }
 
     /// Posts `event` to every monitor on its queue; `notified`: one of the events
     /// ``AlamofireNotifications`` posts.
