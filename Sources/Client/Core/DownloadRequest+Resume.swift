@@ -94,9 +94,9 @@ extension DownloadRequest {
         guard let resumingFrom, sink.isOpen else { return false }
         switch ResumeDecision.decide(offset: resumingFrom.offset, etag: resumingFrom.etag, status: status, headers: headers) {
         case .append:
-            // MERGE: monitors: EventMonitor's urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)
-            // belongs here (offset `resumingFrom.offset`, total from Content-Range).
             resumption.state.withLock { $0.baseOffset = resumingFrom.offset }
+            let total = headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } } ?? -1
+            reportResumed(atOffset: Int64(resumingFrom.offset), expectedTotal: total)
         case .restart:
             if let error = sink.truncate() { abort(error, code: .cannotWriteToFile) }
         case .fail(let kind):

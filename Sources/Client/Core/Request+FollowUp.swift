@@ -211,6 +211,7 @@ extension Request {
     /// rebuilt from its source there, and the last body is forgotten).
     func startFollowUp() {
         underlyingQueue.async { [self] in
+            reportFollowUp()
             prepareForFollowUp()
             let (pending, firstStart) = mutable.withLock { state in
                 let pending = state.followUp.pending
@@ -220,7 +221,6 @@ extension Request {
             }
             guard let pending else { preconditionFailure("startFollowUp without a pending request: the head's judgement records it") }
             var next = pending.request
-            // MERGE: monitors — EventMonitor's willPerformHTTPRedirection / didReceive challenge here.
             let uploadBody: RequestBody?
             do {
                 uploadBody = pending.keepsBody ? try makeUploadBody(for: &next) : nil

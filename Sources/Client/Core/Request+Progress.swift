@@ -159,7 +159,12 @@ extension Request {
 
     /// `sent` of `total` request body bytes are out.
     func bodySent(_ sent: Int64, of total: Int64) {
-        apply(progress.withLock { $0.upload.update(completed: sent, total: total) }, .upload)
+        let (step, previous) = progress.withLock { state in
+            let previous = state.upload.completed
+            return (state.upload.update(completed: sent, total: total), previous)
+        }
+        apply(step, .upload)
+        reportBodySent(sent - previous, totalBytesSent: sent, totalBytesExpectedToSend: total)
     }
 
     /// The exchange ended with a response: an unknown download total becomes what arrived (one

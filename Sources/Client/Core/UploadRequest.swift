@@ -90,6 +90,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     func didCreateUploadable() {
         guard let uploadable = made.value else { return }
         emit { [self] in $0.request(self, didCreateUploadable: uploadable) }
+        // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
+        if case .stream(let stream) = uploadable {
+            nonisolated(unsafe) let stream = stream  // InputStream is not Sendable under full Foundation; monitors only read it
+            emit { [self] in $0.request(self, didProvideInputStream: stream) }
+        }
     }
 
     /// Reports that the uploadable could not be made.
