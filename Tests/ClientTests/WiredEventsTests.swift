@@ -167,5 +167,32 @@ extension ClientIntegrationTests {
                 .serializingData().response
             #expect(monitor.events.contains("didProvideInputStream"), "\(monitor.events)")
         }
+
+        @Test("an InputStream upload of unknown length (chunked) reports its own bytes, total -1")
+        func unknownLengthUpload() async throws {
+            let payload = Data(repeating: 1, count: 200_000)
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
+            defer { server.stop() }
+            let monitor = WiringMonitor()
+            let request = Session(eventMonitors: [monitor]).upload(InputStream(data: payload), to: "http://127.0.0.1:\(server.port)/")
+            let response = await request.serializingData().response
+            #expect(response.error == nil)
+            let sent = monitor.raw.filter { $0.hasPrefix("sent ") }
+            #expect(sent.last == "sent 200000/-1", "\(sent)")
+            #expect(request.uploadProgress.totalUnitCount == -1 && request.uploadProgress.completedUnitCount == 200_000)
+        }
+
+        @Test("a data stream's body counts in downloadProgress")
+        func streamProgress() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("0123456789")])
+            defer { server.stop() }
+            let done = ResponseWaiter<DataStreamRequest.Completion>()
+            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/")
+            request.responseStream(on: DispatchQueue(label: "c")) { stream in
+                if case .complete(let completion) = stream.event { done.deliver(completion) }
+            }
+            _ = await done.response(cancelling: nil)
+            #expect(request.downloadProgress.completedUnitCount == 10 && request.downloadProgress.totalUnitCount == 10)
+        }
     }
 }
