@@ -9,6 +9,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 import LariatTestSupport
 @testable import Client

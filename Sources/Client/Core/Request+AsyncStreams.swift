@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 
 // Alamofire's async sequences of a request's lifecycle values: each yields on the request's
 // queue what the matching handler receives and ends when the request finished.

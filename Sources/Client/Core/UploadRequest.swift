@@ -91,9 +91,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         guard let uploadable = made.value else { return }
         emit { [self] in $0.request(self, didCreateUploadable: uploadable) }
         // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
-        if case .stream(let stream) = uploadable {
-            nonisolated(unsafe) let stream = stream  // InputStream is not Sendable under full Foundation; monitors only read it
-            emit { [self] in $0.request(self, didProvideInputStream: stream) }
+        // The Sendable `uploadable` is captured, not its InputStream (not Sendable under full Foundation).
+        if case .stream = uploadable {
+            emit { [self] in if case .stream(let stream) = uploadable { $0.request(self, didProvideInputStream: stream) } }
         }
     }
 
