@@ -95,8 +95,11 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let statuses = Mutex<[Int]>([])
             let response = await Session().request("http://127.0.0.1:\(server.port)/")
-                .onHTTPResponse(on: .global()) { head in statuses.withLock { $0.append(head.statusCode) } }
-                .onHTTPResponse { _ in .allow }
+                // One handler: the last one set wins, as in Alamofire (the merged streams' rule).
+                .onHTTPResponse(on: .global()) { head, done in
+                    statuses.withLock { $0.append(head.statusCode) }
+                    done(.allow)
+                }
                 .serializingString().response
             #expect(response.value == "fine")
             #expect(statuses.withLock { $0 } == [200])
