@@ -64,6 +64,9 @@ extension ClientIntegrationTests {
             // The file holds decoded bytes: the range must be of the identity representation.
             #expect(sent.contains("Accept-Encoding: identity\r\n"), "\(sent)")
             #expect(resumed.response?.statusCode == 206)
+            // Alamofire's task hook describes the same resumed request.
+            let task = session.download(resumingWith: data, shouldAutomaticallyResume: false).task(forResumeData: data, using: session.session)
+            #expect(task is URLSessionDownloadTask && task.currentRequest?.headers["Range"] == "bytes=\(cut)-")
         }
 
         @Test("download(resumingWith:) and upload(_:with:) with shouldAutomaticallyResume: false wait for resume()")

@@ -203,3 +203,20 @@ extension AFError {
         (underlyingError as? URLError)?.userInfo[DownloadResumeData.userInfoKey] as? Data
     }
 }
+
+extension DownloadRequest {
+    /// A download task stand-in for the request `data` resumes: Alamofire's hook for making a
+    /// resumed download's URLSession task. Lariat's transport makes the task when the request runs
+    /// (``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``); this one
+    /// describes the request the resume data sends (`Range`, `If-Range`), or this request's last
+    /// URLRequest when `data` is not Lariat's resume data.
+    /// - Parameters:
+    ///   - data: Resume data from ``resumeData``.
+    ///   - session: The stand-in URLSession the task belongs to (it numbers the task).
+    /// - Returns: The task; it is not run.
+    public func task(forResumeData data: Data, using session: URLSession) -> URLSessionTask {
+        let request = (try? DownloadResumeData.decode(data).resumedRequest())
+            ?? lastRequest ?? URLRequest(url: URL(string: "about:blank") ?? URL(filePath: "/"))
+        return URLSessionDownloadTask(taskIdentifier: session.makeTaskIdentifier(), request: request, owner: self)
+    }
+}
