@@ -95,6 +95,23 @@ extension ClientIntegrationTests {
             #expect(request.metrics?.transactionMetrics.count == 2)
         }
 
+        @Test("a redirect a handler declines: the 3xx is the attempt's one transaction, reported once",
+              arguments: [0, 300])
+        func declinedRedirect(delayMilliseconds: Int) async throws {
+            let server = try ScriptedServer(script: [.expectRequest, redirect(to: "/next")])
+            defer { server.stop() }
+            let monitor = WiringMonitor()
+            let decline = Redirector(behavior: .modify { _, _, _ in
+                if delayMilliseconds > 0 { blockingSleep(milliseconds: delayMilliseconds) }  // answer after the exchange ended
+                return nil
+            })
+            let request = Session(eventMonitors: [monitor]).request("http://127.0.0.1:\(server.port)/first").redirect(using: decline)
+            let response = await request.serializingString().response
+            #expect(response.response?.statusCode == 302)
+            #expect(monitor.gathered.count == 1 && monitor.gathered.first?.transactionMetrics.count == 1, "\(monitor.events)")
+            #expect(monitor.gathered.first?.redirectCount == 0)
+        }
+
         @Test("an answered Basic challenge reports didReceive challenge with its realm and credential")
         func challengeEvent() async throws {
             let server = try ScriptedServer(script: [

@@ -68,6 +68,21 @@ extension Request {
         emit { [self] in $0.request(self, didGatherMetrics: metrics) }
     }
 
+    /// A redirect handler declined a redirect after its exchange ended: that exchange, recorded
+    /// as a hop, is the attempt's last, so its metrics are reported now. (A decline before the
+    /// end leaves nothing here: the end then sees no follow-up pending and reports.)
+    func redirectDeclined() {
+        let hops = lifecycle.state.withLock { state in
+            defer { state.earlierHops = [] }
+            return state.earlierHops
+        }
+        guard let last = hops.last, let task else { return }
+        let metrics = URLSessionTaskMetrics(recorded: last, earlier: Array(hops.dropLast()))
+        mutable.withLock { $0.metrics = metrics }
+        emit { [self] in $0.urlSession(session.session, task: task, didFinishCollecting: metrics) }
+        emit { [self] in $0.request(self, didGatherMetrics: metrics) }
+    }
+
     /// The content decoder produced `count` bytes for the current exchange's body.
     func recordDecodedBodyBytes(_ count: Int) {
         lifecycle.state.withLock { $0.decodedBodyBytes = Int64(count) }

@@ -251,6 +251,7 @@ extension Request {
                     }
                     return state.machine.redirectDecided(follow: next != nil)
                 }
+                if next == nil { redirectDeclined() }
                 perform(action, onWorker: true)
             }
         }
