@@ -101,11 +101,16 @@ def norm_type(t, generics):
     t = expand_aliases(t)
     for i, g in enumerate(generics):
         t = re.sub(r"\b%s\b" % re.escape(g), "T%d" % i, t)
+    # Redundant parentheses around a whole type (`(@Sendable (A) -> B)`) are not part of it.
+    while t.startswith("(") and balanced(t, 0) == len(t) and "->" in t[1:-1] and not t[1:-1].startswith("("):
+        t = t[1:-1]
     t = t.replace("()", "Void")
     t = re.sub(r"\(([\w.<>\[\]:]+)\)\?", r"\1?", t)
     t = re.sub(r"\bOptional<([\w.]+)>", r"\1?", t)
     # Nested types are written qualified or not (`AFError.Reason` inside AFError): drop qualifiers.
     t = re.sub(r"\b[A-Z]\w*\.(?=[A-Z])(?!(Type|Protocol)\b)", "", t)
+    # ... including a generic owner's (`StreamOf<Element>.Iterator` inside StreamOf).
+    t = re.sub(r"\b[A-Z]\w*<\w+>\.(?=[A-Z])(?!(Type|Protocol)\b)", "", t)
     return t
 
 
@@ -138,6 +143,9 @@ def parse_decl(owner, decl):
     """Returns a comparable key for one declaration, or None if it is not understood."""
     decl = re.sub(r"\s+", " ", decl).strip()
     decl = re.sub(r"\s*=\s*$", "", decl)
+    # The reference cuts a declaration whose default value spans lines after its `=`: close it.
+    if decl.count("(") > decl.count(")"):
+        decl += ")" * (decl.count("(") - decl.count(")"))
     decl = re.sub(r"@(?!Sendable\b)\w+(\([^)]*\))?\s*", "", decl)
     words = decl.split(" ")
     static = False

@@ -36,7 +36,7 @@ extension ClientIntegrationTests {
             return (Session(configuration: configuration), configuration.httpCookieStorage!)
         }
 
-        @Test("a Set-Cookie on a followed 302 is stored and sent on the next hop")
+        @Test("a Set-Cookie on a 302 not followed is stored and sent with the next request to that host")
         func setCookieOnRedirectResponse() async throws {
             let server = try ScriptedServer(script: [
                 .expectRequest,
@@ -46,15 +46,29 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let (session, storage) = session()
             let base = "http://127.0.0.1:\(server.port)"
-            let response = await session.request(base + "/login").serializingData().response
-            #expect(response.response?.statusCode == 200)
-            #expect(response.request?.url?.path == "/home")
+            let first = await session.request(base + "/login").redirect(using: Redirector.doNotFollow).serializingData().response
+            #expect(first.response?.statusCode == 302)
             #expect(storage.cookies?.map(\.name).sorted() == ["sid", "theme"])
             let requests = server.requests
             #expect(requests.count == 2)
             #expect(cookieField(requests[0]) == nil)
             // `theme` has /login's default path `/`; `sid` names `/`: same path, creation order.
             #expect(requests.count == 2 && cookieField(requests[1]) == "sid=abc; theme=dark")
+        }
+
+        @Test("one request: a 302 with Set-Cookie, and the followed hop carries the cookie")
+        func setCookieOnFollowedRedirect() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest,
+                cannedResponse("", status: "302 Found", extra: "Location: /home\r\nSet-Cookie: sid=abc; Path=/\r\n"),
+                .expectRequest, cannedResponse("home"),
+            ])
+            defer { server.stop() }
+            let (session, _) = session()
+            let response = await session.request("http://127.0.0.1:\(server.port)/login").serializingString().response
+            #expect(response.value == "home")
+            let requests = server.requests
+            #expect(requests.count == 2 && cookieField(requests[0]) == nil && cookieField(requests[1]) == "sid=abc")
         }
 
         @Test("refused: a Secure cookie over http, another site's Domain, a public suffix; a request opting out sends none")

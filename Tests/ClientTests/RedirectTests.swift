@@ -16,7 +16,7 @@ import LariatTestSupport
 extension ClientIntegrationTests {
     @Suite("Redirects (scripted)")
     struct RedirectScriptedTests {
-        let session = Session()
+        let session = Session(configuration: .ephemeral)  // its own cookie storage: other tests store cookies for 127.0.0.1 in the shared one
 
         private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
         private func redirect(_ status: String, to location: String, body: String = "") -> ScriptedServer.Step {

@@ -47,6 +47,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let configuration = URLSessionConfiguration.default
             configuration.httpAdditionalHeaders = ["User-Agent": "lariat-test", "Cookie": "hidden=1"]
+            configuration.httpShouldSetCookies = false  // no `-b` line from cookies other tests stored for 127.0.0.1
             let session = Session(configuration: configuration)
             let url = "http://127.0.0.1:\(server.port)/post"
             let request = session.request(url, method: .post, parameters: ["a": "b"], encoder: JSONParameterEncoder.default,
@@ -68,6 +69,37 @@ extension ClientIntegrationTests {
             #expect(request.cURLDescription() == expected)
             try await Task.sleep(for: .milliseconds(50))
             #expect(described.withLock { $0 } == [expected])
+        }
+
+        @Test("cURLDescription: -u for the request's credential, -b for the stored cookies, after -X")
+        func cURLCredentialAndCookies() async throws {
+            let server = try okServer()
+            defer { server.stop() }
+            let configuration = URLSessionConfiguration.ephemeral
+            let url = URL(string: "http://127.0.0.1:\(server.port)/private")!
+            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": "sid=abc"], for: url)
+            configuration.httpCookieStorage?.setCookies(cookies, for: url, mainDocumentURL: nil)
+            let request = Session(configuration: configuration).request(url).authenticate(username: "ann", password: "pw")
+            _ = await request.serializingData().response
+            #expect(request.cURLDescription() == """
+            $ curl -v \\
+            \t-X GET \\
+            \t-u ann:pw \\
+            \t-b "sid=abc" \\
+            \t"\(url.absoluteString)"
+            """)
+        }
+
+        @Test("urlRequests(), urlSessionTasks() and cURLDescriptions() yield each attempt's value, then end")
+        func lifecycleStreams() async throws {
+            let server = try okServer()
+            defer { server.stop() }
+            let request = Session().request("http://127.0.0.1:\(server.port)/s")
+            async let urls = request.urlRequests().reduce(into: [URL?]()) { $0.append($1.url) }
+            async let tasks = request.urlSessionTasks().reduce(0) { count, _ in count + 1 }
+            async let curls = request.cURLDescriptions().reduce(0) { count, _ in count + 1 }
+            let (u, t, c) = await (urls, tasks, curls)
+            #expect(u == [URL(string: "http://127.0.0.1:\(server.port)/s")] && t == 1 && c == 1)
         }
 
         @Test("the task stand-in describes the attempt; creation handlers see the URLRequest and the task")

@@ -9,6 +9,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 import LariatTestSupport
 @testable import Client
@@ -60,7 +61,26 @@ extension ClientIntegrationTests {
             let sent = requestText(server, 1)
             #expect(sent.contains("Range: bytes=\(cut)-\r\n"), "\(sent)")
             #expect(sent.contains("If-Range: \"v1\"\r\n"), "\(sent)")
+            // The file holds decoded bytes: the range must be of the identity representation.
+            #expect(sent.contains("Accept-Encoding: identity\r\n"), "\(sent)")
             #expect(resumed.response?.statusCode == 206)
+            // Alamofire's task hook describes the same resumed request.
+            let task = session.download(resumingWith: data, shouldAutomaticallyResume: false).task(forResumeData: data, using: session.session)
+            #expect(task is URLSessionDownloadTask && task.currentRequest?.headers["Range"] == "bytes=\(cut)-")
+        }
+
+        @Test("download(resumingWith:) and upload(_:with:) with shouldAutomaticallyResume: false wait for resume()")
+        func resumingWithoutAutomaticStart() async throws {
+            let request = session.download(resumingWith: Data("not resume data".utf8), shouldAutomaticallyResume: false)
+            request.response(queue: .global()) { _ in }
+            #expect(request.shouldAutomaticallyResume == false)
+            #expect(request.state == .initialized)
+            request.cancel()
+            let upload = session.upload(InputStream(data: Data("x".utf8)), with: URLRequest(url: URL(string: "http://127.0.0.1:1/")!),
+                                        shouldAutomaticallyResume: false)
+            upload.response(queue: .global()) { _ in }
+            #expect(upload.shouldAutomaticallyResume == false && upload.state == .initialized)
+            upload.cancel()
         }
 
         @Test("the resource changed in between: the server sends 200 and the file starts over")

@@ -94,9 +94,9 @@ extension DownloadRequest {
         guard let resumingFrom, sink.isOpen else { return false }
         switch ResumeDecision.decide(offset: resumingFrom.offset, etag: resumingFrom.etag, status: status, headers: headers) {
         case .append:
-            // MERGE: monitors: EventMonitor's urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)
-            // belongs here (offset `resumingFrom.offset`, total from Content-Range).
             resumption.state.withLock { $0.baseOffset = resumingFrom.offset }
+            let total = headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } } ?? -1
+            reportResumed(atOffset: Int64(resumingFrom.offset), expectedTotal: total)
         case .restart:
             if let error = sink.truncate() { abort(error, code: .cannotWriteToFile) }
         case .fail(let kind):
@@ -201,5 +201,22 @@ extension AFError {
     /// The resume data a failed download produced (carried by its `URLError`), if any.
     public var downloadResumeData: Data? {
         (underlyingError as? URLError)?.userInfo[DownloadResumeData.userInfoKey] as? Data
+    }
+}
+
+extension DownloadRequest {
+    /// A download task stand-in for the request `data` resumes: Alamofire's hook for making a
+    /// resumed download's URLSession task. Lariat's transport makes the task when the request runs
+    /// (``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``); this one
+    /// describes the request the resume data sends (`Range`, `If-Range`), or this request's last
+    /// URLRequest when `data` is not Lariat's resume data.
+    /// - Parameters:
+    ///   - data: Resume data from ``resumeData``.
+    ///   - session: The stand-in URLSession the task belongs to (it numbers the task).
+    /// - Returns: The task; it is not run.
+    public func task(forResumeData data: Data, using session: URLSession) -> URLSessionTask {
+        let request = (try? DownloadResumeData.decode(data).resumedRequest())
+            ?? lastRequest ?? URLRequest(url: URL(string: "about:blank") ?? URL(filePath: "/"))
+        return URLSessionDownloadTask(taskIdentifier: session.makeTaskIdentifier(), request: request, owner: self)
     }
 }

@@ -116,7 +116,8 @@ public class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
-        if let error = sink.write(bytes) { abort(error, code: .cannotWriteToFile) }
+        if let error = sink.write(bytes) { return abort(error, code: .cannotWriteToFile) }
+        reportDataWritten(Int64(bytes.count))
     }
 
     /// A download finishes on the request's queue: closing, moving or removing its file is

@@ -162,10 +162,11 @@ extension Request {
                   CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
                                             responseHeaders: response.headers) else { return }
         }
-        // MERGE: monitors: EventMonitor's urlSession(_:dataTask:willCacheResponse:) belongs here,
-        // with `proposed`, before the handler is asked.
         let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,
                                                                                   responseTime: cacheState.responseTime)
+        if let dataTask = self.task as? URLSessionDataTask {
+            if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, willCacheResponse: proposed) } }
+        }
         guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
             return cache.storeCachedResponse(proposed, for: request)
         }

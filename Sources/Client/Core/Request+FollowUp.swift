@@ -241,6 +241,7 @@ extension Request {
     /// rebuilt from its source there, and the last body is forgotten).
     func startFollowUp() {
         underlyingQueue.async { [self] in
+            reportFollowUp()
             prepareForFollowUp()
             let (pending, firstStart) = mutable.withLock { state in
                 let pending = state.followUp.pending
@@ -250,7 +251,6 @@ extension Request {
             }
             guard let pending else { preconditionFailure("startFollowUp without a pending request: the head's judgement records it") }
             var next = pending.request
-            // MERGE: monitors — EventMonitor's willPerformHTTPRedirection / didReceive challenge here.
             let uploadBody: RequestBody?
             do {
                 uploadBody = pending.keepsBody ? try makeUploadBody(for: &next) : nil
@@ -281,6 +281,7 @@ extension Request {
                     }
                     return (state.machine.redirectDecided(follow: next != nil), state.machine.isCancelled)
                 }
+                if next == nil { redirectDeclined() }
                 // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
                 if next == nil && !cancelled { deliverHeldRedirect() }
                 perform(action, onWorker: true)

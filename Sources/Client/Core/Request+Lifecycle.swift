@@ -40,6 +40,10 @@ final class RequestLifecycle: Sendable {
         var shouldAutomaticallyResume: Bool?
         /// In the session's set of live requests.
         var isTracked = false
+        /// The current attempt's exchanges a follow-up continued, oldest first (its metrics' earlier transactions).
+        var earlierHops: [TransactionRecord] = []
+        /// The current exchange's body after content decoding, when a decoder ran.
+        var decodedBodyBytes: Int64?
     }
 
     let state = Mutex(State())

@@ -15,8 +15,8 @@
 // 10 MB loopback body arrives in ~160 reads and reaches the handler a few dozen times).
 //
 // Every request kind has these (they live on Request, as in Alamofire).
-// MERGE: streams: DataStreamRequest inherits `downloadProgress`; its body bytes must pass through
-// the exchange's body handler in `Request.send` (which calls `bodyReceived`) to be counted.
+// DataStreamRequest inherits `downloadProgress`: its body bytes pass through the exchange's body
+// handler in `Request.send` like every request's (WiredEventsTests checks the count).
 //
 // Cost when nobody asks: no `Progress` object is made (Foundation's costs several allocations),
 // the counts are two integers under an uncontended lock per run of body bytes.
@@ -159,7 +159,12 @@ extension Request {
 
     /// `sent` of `total` request body bytes are out.
     func bodySent(_ sent: Int64, of total: Int64) {
-        apply(progress.withLock { $0.upload.update(completed: sent, total: total) }, .upload)
+        let (step, previous) = progress.withLock { state in
+            let previous = state.upload.completed
+            return (state.upload.update(completed: sent, total: total), previous)
+        }
+        apply(step, .upload)
+        reportBodySent(sent - previous, totalBytesSent: sent, totalBytesExpectedToSend: total)
     }
 
     /// The exchange ended with a response: an unknown download total becomes what arrived (one

@@ -17,8 +17,9 @@ import Synchronization
 // Headers are the session configuration's `httpAdditionalHeaders` overlaid by the request's own
 // (a request header replaces a configured one of the same name in any case), in that order,
 // without `Cookie`. Double quotes in header values and the body are escaped with a backslash.
-// MERGE: cookies-retry: a `-b "name=value; …"` line from the session's cookie storage, after `-X`.
-// MERGE: redirect-auth: a `-u user:password` line from the request's credential, after `-X`.
+// After `-X`, as Alamofire: `-u user:password` for the request's credential (else one per
+// credential the session's credential storage holds for the URL's host and port), then
+// `-b "name=value;…"` with the session's stored cookies for the URL, when it sets cookies.
 
 extension Request {
     /// The last URLRequest as a curl command, or `$ curl command could not be created` before
@@ -28,6 +29,11 @@ extension Request {
             return "$ curl command could not be created"
         }
         var components = ["$ curl -v", "-X \(method)"]
+        components += credentialArguments(for: url)
+        let configuration = session.configuration
+        if configuration.httpShouldSetCookies, let cookies = configuration.httpCookieStorage?.cookies(for: url), !cookies.isEmpty {
+            components.append("-b \"\(Self.escapingQuotes(cookies.map { "\($0.name)=\($0.value)" }.joined(separator: ";")))\"")
+        }
         var headers = HTTPHeaders()
         for (name, value) in (session.configuration.settings.httpAdditionalHeaders ?? [:]).sorted(by: { $0.key < $1.key })
         where name.lowercased() != "cookie" {
@@ -44,6 +50,21 @@ extension Request {
         }
         components.append("\"\(url.absoluteString)\"")
         return components.joined(separator: " \\\n\t")
+    }
+
+    /// `-u user:password` arguments: the request's credential, else the session storage's for the URL's server.
+    private func credentialArguments(for url: URL) -> [String] {
+        let argument = { (credential: URLCredential) -> String? in
+            guard let user = credential.user, let password = credential.password else { return nil }
+            return "-u \(user):\(password)"
+        }
+        if let credential { return argument(credential).map { [$0] } ?? [] }
+        guard let storage = session.configuration.urlCredentialStorage, let host = url.host(percentEncoded: false)?.lowercased() else { return [] }
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return storage.allCredentials.filter { $0.key.host == host && $0.key.port == port }
+            .sorted { ($0.key.realm ?? "") < ($1.key.realm ?? "") }
+            .flatMap { $0.value.values.sorted { ($0.user ?? "") < ($1.user ?? "") }.compactMap(argument) }
     }
 
     /// Calls `handler` on `queue` with ``cURLDescription()`` once the request built its URLRequest

@@ -396,7 +396,6 @@ public class Request: @unchecked Sendable {
             (summary, failure) = (partial, nil)
         case .failure(let error, let partial): (summary, failure) = (partial, error)
         }
-        // MERGE: progress-metrics — one transaction per hop; today `metrics` holds the last hop's.
         finishContentDecoding(complete: failure == nil)
         record(summary: summary, failure: failure)
         if failure == nil { transferEnded() }
@@ -445,11 +444,7 @@ public class Request: @unchecked Sendable {
     /// Records the outcome of the exchange.
     private func record(summary: TransportSummary?, failure: TransportError?) {
         let (request, response) = mutable.withLock { ($0.request, $0.response) }
-        if let summary, let request {
-            let metrics = URLSessionTaskMetrics(recorded: TransactionRecord(request: request, response: response, summary: summary))
-            mutable.withLock { $0.metrics = metrics }
-            // MERGE: monitors: eventMonitor.request(self, didGatherMetrics: metrics) here (one per task, as Alamofire).
-        }
+        if let summary, let request { recordMetrics(TransactionRecord(request: request, response: response, summary: summary), failed: failure != nil) }
         if let failure {
             let afError: AFError
             if failure.kind == .cancelled {

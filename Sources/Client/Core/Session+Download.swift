@@ -92,10 +92,12 @@ extension Session {
     /// - Parameters:
     ///   - data: The resume data.
     ///   - interceptor: Adapts and retries this request, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler starts the request;
+    ///     `nil` (the default) leaves it to the session's `startRequestsImmediately`.
     ///   - destination: Where the finished file goes; `nil` keeps it in the temporary directory.
-    /// - Returns: The request; it starts when a response handler is added.
+    /// - Returns: The request.
     public func download(
-        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         // The convertible is never asked: `DownloadRequest.makeURLRequest` builds the request
@@ -103,5 +105,6 @@ extension Session {
         let placeholder = ClosureRequestConvertible { throw AFError.createURLRequestFailed(error: ResumeDataError(.malformed)) }
         return DownloadRequest(convertible: placeholder, modifier: nil, destination: destination, fileManager: .default,
                                interceptor: interceptor, session: self, resumingFrom: data)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 }

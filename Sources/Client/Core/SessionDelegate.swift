@@ -47,6 +47,8 @@ open class SessionDelegate: @unchecked Sendable {
     open func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
     /// Not called by Lariat.
     open func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {}
-    // MERGE: redirect-auth: `urlSession(_:task:didReceive:completionHandler:)` (URLAuthenticationChallenge);
-    // resume-cache: `urlSession(_:dataTask:willCacheResponse:completionHandler:)` (CachedURLResponse).
+    /// Not called by Lariat.
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge, completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {}
+    /// Not called by Lariat.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse, completionHandler: @escaping (CachedURLResponse?) -> Void) {}
 }

@@ -90,6 +90,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     func didCreateUploadable() {
         guard let uploadable = made.value else { return }
         if isMonitored { emit { [self] in $0.request(self, didCreateUploadable: uploadable) } }
+        // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
+        // The Sendable `uploadable` is captured, not its InputStream (not Sendable under full Foundation).
+        if case .stream = uploadable, isMonitored {
+            emit { [self] in if case .stream(let stream) = uploadable { $0.request(self, didProvideInputStream: stream) } }
+        }
     }
 
     /// Reports that the uploadable could not be made.

@@ -13,6 +13,8 @@ import Dispatch
 open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// Called for `urlSession`: the session was invalidated.
     open var sessionDidBecomeInvalidWithError: ((URLSession, (any Error)?) -> Void)?
+    /// Called for `urlSession`: the task received an authentication challenge.
+    open var taskDidReceiveChallenge: ((URLSession, URLSessionTask, URLAuthenticationChallenge) -> Void)?
     /// Called for `urlSession`: request body bytes were written to the connection.
     open var taskDidSendBodyData: ((URLSession, URLSessionTask, Int64, Int64, Int64) -> Void)?
     /// Called for `urlSession`: the task needs a new body stream (a retried stream upload).
@@ -29,6 +31,8 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var dataTaskDidReceiveResponse: ((URLSession, URLSessionDataTask, URLResponse) -> Void)?
     /// Called for `urlSession`: the data task received body bytes (one event per chunk read from the connection).
     open var dataTaskDidReceiveData: ((URLSession, URLSessionDataTask, Data) -> Void)?
+    /// Called for `urlSession`: the data task's response is about to be cached.
+    open var dataTaskWillCacheResponse: ((URLSession, URLSessionDataTask, CachedURLResponse) -> Void)?
     /// Called for `urlSession`: the download task resumed at `fileOffset` of `expectedTotalBytes`.
     open var downloadTaskDidResumeAtOffset: ((URLSession, URLSessionDownloadTask, Int64, Int64) -> Void)?
     /// Called for `urlSession`: the download task wrote bytes to its file.
@@ -73,6 +77,8 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidValidateRequestResponseDataWithResult: ((DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
     /// Called for `request`: a data request's raw response was produced by `response(queue:completionHandler:)`.
     open var requestDidParseResponse: ((DataRequest, DataResponse<Data?, AFError>) -> Void)?
+    /// Called for `request`: a data stream request's validation closure ran.
+    open var requestDidValidateRequestResponseWithResult: ((DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
     /// Called for `request`: an upload request produced its uploadable.
     open var requestDidCreateUploadable: ((UploadRequest, UploadRequest.Uploadable) -> Void)?
     /// Called for `request`: an upload request could not produce its uploadable.
@@ -100,6 +106,11 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// Calls ``sessionDidBecomeInvalidWithError``.
     open func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         sessionDidBecomeInvalidWithError?(session, error)
+    }
+
+    /// Calls ``taskDidReceiveChallenge``.
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {
+        taskDidReceiveChallenge?(session, task, challenge)
     }
 
     /// Calls ``taskDidSendBodyData``.
@@ -140,6 +151,11 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// Calls ``dataTaskDidReceiveData``.
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         dataTaskDidReceiveData?(session, dataTask, data)
+    }
+
+    /// Calls ``dataTaskWillCacheResponse``.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse) {
+        dataTaskWillCacheResponse?(session, dataTask, proposedResponse)
     }
 
     /// Calls ``downloadTaskDidResumeAtOffset``.
@@ -250,6 +266,11 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// Calls ``requestDidParseResponse``.
     open func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
         requestDidParseResponse?(request, response)
+    }
+
+    /// Calls ``requestDidValidateRequestResponseWithResult``.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
     }
 
     /// Calls ``requestDidCreateUploadable``.

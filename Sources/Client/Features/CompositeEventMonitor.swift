@@ -61,6 +61,11 @@ public final class CompositeEventMonitor: EventMonitor {
     }
 
     /// Sends the event to every monitor.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {
+        performEvent { $0.urlSession(session, task: task, didReceive: challenge) }
+    }
+
+    /// Sends the event to every monitor.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         performEvent { $0.urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend) }
     }
@@ -98,6 +103,11 @@ public final class CompositeEventMonitor: EventMonitor {
     /// Sends the event to every monitor.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         performEvent { $0.urlSession(session, dataTask: dataTask, didReceive: data) }
+    }
+
+    /// Sends the event to every monitor.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse) {
+        performEvent { $0.urlSession(session, dataTask: dataTask, willCacheResponse: proposedResponse) }
     }
 
     /// Sends the event to every monitor.
@@ -213,6 +223,16 @@ public final class CompositeEventMonitor: EventMonitor {
     /// Sends the event to every monitor.
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
         performEvent { $0.request(request, didParseResponse: response) }
+    }
+
+    /// Sends the event to every monitor.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
+    }
+
+    /// Sends the event to every monitor.
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        performEvent { $0.request(request, didParseStream: result) }
     }
 
     /// Sends the event to every monitor.

@@ -119,7 +119,10 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
         return (opened, url)
     }
 
-    /// The request to send again, with `Range` and `If-Range` for the rest of the body.
+    /// The request to send again, with `Range` and `If-Range` for the rest of the body, and
+    /// `Accept-Encoding: identity`: the file holds the body after content decoding, so the offset
+    /// counts identity bytes, and a range of a gzip representation would splice coded bytes
+    /// after decoded ones (a validator of the coded variant then gets a full 200: start over).
     func resumedRequest() throws(ResumeDataError) -> URLRequest {
         guard let url = URL(string: url) else { throw ResumeDataError(.malformed) }
         var request = URLRequest(url: url)
@@ -129,6 +132,7 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
         headers.remove(name: "Range")
         headers.remove(name: "If-Range")
         headers.update(name: "Range", value: "bytes=\(offset)-")
+        headers.update(name: "Accept-Encoding", value: "identity")
         if let validator = etag ?? lastModified { headers.update(name: "If-Range", value: validator) }
         request.headers = headers
         return request

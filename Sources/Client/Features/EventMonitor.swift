@@ -16,8 +16,9 @@ import Dispatch
 //   requestDidFinish → didParseResponse (one per response handler)
 //
 // cancel(): requestDidCancel, then request(_:didCancelTask:) when a task exists; suspend() and
-// resume() likewise. Events that need another feature of this batch (authentication challenges,
-// caching, DataStreamRequest) are listed in `EventMonitor+Pending.swift`.
+// resume() likewise. A followed redirect or answered challenge reports willPerformHTTPRedirection
+// or didReceive challenge after the hop's didCompleteWithError, then the next hop's task events;
+// didFinishCollecting and didGatherMetrics come once per attempt, before its didCompleteWithError.
 
 /// Receives a session's request and task events, each on the monitor's ``queue``.
 ///
@@ -29,6 +30,9 @@ public protocol EventMonitor: Sendable {
 
     /// The session was invalidated.
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+
+    /// The task received an authentication challenge (a 401 Lariat answers, or delivers when it has no credential).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge)
 
     /// Request body bytes were written to the connection.
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
@@ -53,6 +57,9 @@ public protocol EventMonitor: Sendable {
 
     /// The data task received body bytes (one event per chunk read from the connection).
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
+
+    /// The data task's response is about to be stored in the cache.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse)
 
     /// The download task resumed at `fileOffset` of `expectedTotalBytes`.
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64)
@@ -123,6 +130,12 @@ public protocol EventMonitor: Sendable {
     /// A data request's response was serialized.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
 
+    /// A data stream request's validation closure ran.
+    func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult)
+
+    /// A data stream request's serializer produced a value (or failed) for a chunk.
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
+
     /// An upload request produced its uploadable.
     func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
 
@@ -156,6 +169,9 @@ extension EventMonitor {
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
 
     /// Does nothing by default.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {}
+
+    /// Does nothing by default.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
 
     /// Does nothing by default.
@@ -178,6 +194,9 @@ extension EventMonitor {
 
     /// Does nothing by default.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+
+    /// Does nothing by default.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse) {}
 
     /// Does nothing by default.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {}
@@ -247,6 +266,12 @@ extension EventMonitor {
 
     /// Does nothing by default.
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+
+    /// Does nothing by default.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {}
+
+    /// Does nothing by default.
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
 
     /// Does nothing by default.
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}

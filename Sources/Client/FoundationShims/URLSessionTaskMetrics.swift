@@ -63,7 +63,6 @@ public final class URLSessionTaskMetrics: Sendable {
     /// - Parameters:
     ///   - last:    The transaction that ended the task.
     ///   - earlier: Transactions before it in the same task, oldest first: redirect hops.
-    ///     // MERGE: redirect-auth passes each followed hop's record here (`redirectCount` is their number).
     init(recorded last: TransactionRecord, earlier: [TransactionRecord] = []) {
         let start = earlier.first?.summary.timings.fetchStart ?? last.summary.timings.fetchStart
         let end = last.summary.timings.responseEnd ?? Date()
@@ -81,6 +80,8 @@ struct TransactionRecord: Sendable {
     var response: HTTPURLResponse?
     /// Timestamps, byte counts, endpoints and TLS details.
     var summary: TransportSummary
+    /// The body after content decoding, `nil` when no decoder ran (then it is the bytes received).
+    var decodedBodyBytes: Int64? = nil
 }
 
 extension URLSessionTaskMetrics: CustomStringConvertible {

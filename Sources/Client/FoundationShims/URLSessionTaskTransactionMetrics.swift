@@ -194,8 +194,7 @@ public final class URLSessionTaskTransactionMetrics: Sendable {
             countOfRequestBodyBytesSent: Int64(summary.requestBodyBytesSent),
             countOfResponseHeaderBytesReceived: Int64(summary.responseHeaderBytes),
             countOfResponseBodyBytesReceived: Int64(summary.responseBodyBytes),
-            // MERGE: coding (gzip/deflate) reports the decoded size here when it decodes.
-            countOfResponseBodyBytesAfterDecoding: nil,
+            countOfResponseBodyBytesAfterDecoding: record.decodedBodyBytes,
             localAddress: summary.localAddress, localPort: summary.localPort,
             remoteAddress: summary.remoteAddress, remotePort: summary.remotePort,
             negotiatedTLSProtocolVersion: summary.tlsVersion.flatMap { tls_protocol_version_t(rawValue: UInt16(truncatingIfNeeded: $0.wireValue)) },

@@ -146,7 +146,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let (request, response, failed) = mutable.withLock { ($0.request, $0.response, $0.error != nil) }
         guard !failed, let response else { return }
         for validation in stream.withLock({ $0.validators }) {
-            if case .failure(let error) = validation(request, response) {
+            let result = validation(request, response)
+            if isMonitored { emit { [self] in $0.request(self, didValidateRequest: request, response: response, withResult: result) } }
+            if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }
                 return

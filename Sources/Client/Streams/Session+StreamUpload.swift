@@ -31,15 +31,16 @@ extension Session {
     }
 
     /// Uploads what `stream` produces with the request `convertible` builds (its
-    /// `Content-Length`, if any, is the stream's length; see the URL form).
-    // MERGE: monitors adds shouldAutomaticallyResume to the other upload forms; this one takes
-    // it for Alamofire's signature and the lead wires it to Request.shouldAutomaticallyResume.
+    /// `Content-Length`, if any, is the stream's length; see the URL form). With
+    /// `shouldAutomaticallyResume: false` the request waits for `resume()`; `nil` (the default)
+    /// leaves it to the session's `startRequestsImmediately`.
     public func upload(
         _ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.stream(stream)),
                       fileManager: fileManager, interceptor: interceptor, session: self)
+            .automaticallyResuming(shouldAutomaticallyResume)
     }
 }
 

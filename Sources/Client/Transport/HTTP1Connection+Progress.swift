@@ -4,8 +4,8 @@
 // takes up to the socket buffer's worth, so a 10 MB body makes some tens of events, which the
 // request coalesces further while a delivery to the user's queue is pending (`RequestProgress`).
 
-// MERGE: streams: a body of unknown length (InputStream, chunked) should report here with
-// `total: -1` (Apple's NSURLSessionTransferSizeUnknown); today only framed lengths report.
+// A body of unknown length (an InputStream, sent chunked) reports its own bytes, without the
+// chunk framing, with `total: -1` (Apple's NSURLSessionTransferSizeUnknown).
 
 extension HTTP1Connection {
     /// Tells the exchange how much of the body is out, when that moved since the last report.
@@ -14,6 +14,7 @@ extension HTTP1Connection {
         let sent = min(max(0, machine.written - headBytes.count), body.length)
         guard let previous = summary?.requestBodyBytesSent, sent > previous else { return }
         summary?.requestBodyBytesSent = sent
+        if body.isChunked { return exchange.deliver(.bodySent(sent: Int64(body.payloadSent), total: -1)) }
         exchange.deliver(.bodySent(sent: Int64(sent), total: Int64(body.length)))
     }
 }

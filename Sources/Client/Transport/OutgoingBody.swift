@@ -75,6 +75,9 @@ struct OutgoingBody {
     private let chunked: Bool
     /// The stream's bytes read so far (without chunk framing).
     private var streamRead = 0
+    /// A chunked body's payload in earlier chunks, and where the current chunk's payload sits in `chunk`.
+    private var payloadBefore = 0
+    private var payloadRange = 0..<0
     private var chunk: [UInt8] = []
     private var chunkStart = 0
     private var chunkEnd = 0
@@ -116,6 +119,15 @@ struct OutgoingBody {
 
     /// Whether every byte was sent.
     var isComplete: Bool { sent == length }
+
+    /// Whether the body goes out chunked (a stream of unknown length).
+    var isChunked: Bool { chunked }
+
+    /// The body's own bytes sent, without chunk framing (what upload progress counts).
+    var payloadSent: Int {
+        guard chunked else { return sent }
+        return payloadBefore + min(max(chunkStart - payloadRange.lowerBound, 0), payloadRange.count)
+    }
 
     /// Whether the wire length is still unknown (a chunked stream that has not ended).
     var isLengthUnknown: Bool { length == Self.unknownLength }
@@ -173,9 +185,11 @@ struct OutgoingBody {
             let last: [UInt8] = Array("0\r\n\r\n".utf8)
             chunk.replaceSubrange(0..<last.count, with: last)
             (chunkStart, chunkEnd) = (0, last.count)
+            (payloadBefore, payloadRange) = (streamRead, 0..<0)
             length = sent + last.count
             return
         }
+        (payloadBefore, payloadRange) = (streamRead, headRoom..<(headRoom + n))
         streamRead += n
         let size = Array(String(n, radix: 16).utf8) + [0x0D, 0x0A]
         let start = headRoom - size.count

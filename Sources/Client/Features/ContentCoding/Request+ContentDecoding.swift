@@ -45,10 +45,9 @@ extension Request {
             return slot
         }) else { return }
         guard complete else { return }
-        // MERGE(progress-metrics): `decoder.decodedCount` is the body after decoding, for
-        // `countOfResponseBodyBytesAfterDecoding` (today set equal to the bytes received).
         do {
             try decoder.finish()
+            recordDecodedBodyBytes(decoder.decodedCount)  // the metrics' countOfResponseBodyBytesAfterDecoding
         } catch {
             let failure = Self.decodingFailure(error, url: request?.url)
             mutable.withLock { $0.error = $0.error ?? failure }

@@ -8,9 +8,10 @@ import FoundationEssentials
 // hop sends the cookies for its own URL and stores what its response sets:
 // - `Session.transportRequest` asks `cookieFieldValue(for:url:)` for the `Cookie` field;
 // - `Request.record(head:)` hands every response head to `storeCookies(from:for:request:)`.
-// MERGE: redirect-auth: both hooks read the URL of the exchange in flight. `record(head:)` takes
-// it from the request's current URLRequest, so a redirect hop must have become the request's
-// `request` before its head is recorded, or its cookies are stored for the previous hop's URL.
+// Both hooks read the URL of the exchange in flight. `record(head:)` takes it from the request's
+// current URLRequest: a follow-up makes the hop the request's `request` before sending it
+// (`Request.startFollowUp`), so each hop's cookies are stored for its own URL
+// (CookieSessionTests.setCookieOnFollowedRedirect).
 // A `Cookie` field the user set on the URLRequest is sent as is on every hop (URLSession's rule
 // for explicit fields); dropping it on a cross-origin hop is the redirect code's decision.
 
