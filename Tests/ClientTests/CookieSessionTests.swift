@@ -49,6 +49,7 @@ extension ClientIntegrationTests {
             let first = await session.request(base + "/login").redirect(using: Redirector.doNotFollow).serializingData().response
             #expect(first.response?.statusCode == 302)
             #expect(storage.cookies?.map(\.name).sorted() == ["sid", "theme"])
+            _ = await session.request(base + "/home").serializingData().response
             let requests = server.requests
             #expect(requests.count == 2)
             #expect(cookieField(requests[0]) == nil)
