@@ -113,4 +113,27 @@ static inline GENERAL_NAMES *lariat_X509_get_subject_alt_names(const X509 *cert)
     return (GENERAL_NAMES *)X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
 }
 
+// GENERAL_NAME is a union (RFC 5280 section 4.2.1.6, OpenSSL's GENERAL_NAME_st): its `d`
+// member is an IA5String for dNSName, rfc822Name and uniformResourceIdentifier, an OCTET
+// STRING for iPAddress, and OTHERNAME *, X509_NAME *, EDIPARTYNAME *, ASN1_OBJECT * or
+// ASN1_TYPE * for the other kinds. GENERAL_NAME_get0_value returns `void *` whatever the kind,
+// so these accessors are the only place that reads the union: each returns the member typed as
+// OpenSSL declares it, and NULL for any other kind, so Swift never reinterprets a payload.
+
+/// The GeneralName's kind: one of GEN_OTHERNAME ... GEN_RID.
+static inline int lariat_GENERAL_NAME_kind(const GENERAL_NAME *name) { return name->type; }
+/// The IA5String of a dNSName, rfc822Name or uniformResourceIdentifier; NULL for other kinds.
+static inline const ASN1_IA5STRING *lariat_GENERAL_NAME_get0_ia5(const GENERAL_NAME *name) {
+    switch (name->type) {
+    case GEN_DNS: return name->d.dNSName;
+    case GEN_EMAIL: return name->d.rfc822Name;
+    case GEN_URI: return name->d.uniformResourceIdentifier;
+    default: return NULL;
+    }
+}
+/// The OCTET STRING of an iPAddress; NULL for other kinds.
+static inline const ASN1_OCTET_STRING *lariat_GENERAL_NAME_get0_iPAddress(const GENERAL_NAME *name) {
+    return name->type == GEN_IPADD ? name->d.iPAddress : NULL;
+}
+
 #endif
