@@ -30,15 +30,10 @@ extension Request {
     /// The challenge a 401 carries, as monitors see it: its protection space, the credential
     /// that answers it, and how many answers came before.
     private func authenticationChallenge(for response: HTTPURLResponse, followUp: FollowUpState) -> URLAuthenticationChallenge? {
-        let url = response.url ?? request?.url
         let values = response.headers.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
-        guard let url, let challenges = AuthenticationChallenge.parse(fields: values),
-              let challenge = HTTPAuthentication.strongest(challenges) else { return nil }
-        let scheme = url.scheme?.lowercased() ?? "http"
-        let method = challenge.scheme == "digest" ? NSURLAuthenticationMethodHTTPDigest : NSURLAuthenticationMethodHTTPBasic
-        let space = URLProtectionSpace(host: url.host(percentEncoded: false) ?? "", port: url.port ?? (scheme == "https" ? 443 : 80),
-                                       protocol: scheme, realm: challenge["realm"], authenticationMethod: method)
-        let credential = followUp.credential ?? session.configuration.urlCredentialStorage?.credential(answering: space)
+        guard let url = response.url ?? request?.url, let (_, space, credential) = challengeChoice(values, url: url, followUp: followUp) else {
+            return nil
+        }
         return URLAuthenticationChallenge(protectionSpace: space, proposedCredential: credential,
                                           previousFailureCount: max(0, followUp.challengesAnswered - 1),
                                           failureResponse: response, error: nil)

@@ -19,6 +19,11 @@ struct FollowUpState {
     var redirectHandler: (any RedirectHandler)?
     /// The request's own credential (wins over the session's credential storage).
     var credential: URLCredential?
+    /// Which challenges ``credential`` answers (``CredentialScope/origin`` by default).
+    var credentialScope = CredentialScope.origin
+    /// The URL of this attempt's first exchange, recorded when a follow-up replaces it: the
+    /// origin ``credential`` belongs to. `nil` while the first exchange is the current one.
+    var firstURL: URL?
     /// The request as first built, for ``URLSessionTask/originalRequest``.
     var originalRequest: URLRequest?
     /// Redirects followed so far.
@@ -32,7 +37,7 @@ struct FollowUpState {
 
     /// Forgets the counts and any pending hop: a retry starts a new chain.
     mutating func startOver() {
-        (redirectCount, challengesAnswered, staleAnswered, pending) = (0, 0, false, nil)
+        (redirectCount, challengesAnswered, staleAnswered, pending, firstURL) = (0, 0, false, nil, nil)
     }
 
     /// A decided (or to-be-decided) next request.
@@ -44,6 +49,31 @@ struct FollowUpState {
         /// The handler still to ask, for an undecided redirect.
         var handler: (any RedirectHandler)?
     }
+}
+
+/// Which challenges a request's own credential answers: ``Request/authenticate(with:)`` gives
+/// ``origin``, fetch's options the others.
+package struct CredentialScope: Sendable, Equatable {
+    /// The authentication methods answered (`NSURLAuthenticationMethodHTTPBasic`, `…HTTPDigest`);
+    /// empty: any supported one, the strongest offered.
+    package var methods: Set<String>
+    /// Whether challenges from other origins than the first exchange's are answered too
+    /// (curl's `--location-trusted`).
+    package var anyOrigin: Bool
+
+    /// A scope.
+    /// - Parameters:
+    ///   - methods: The methods answered; empty for any.
+    ///   - anyOrigin: Whether other origins are answered too.
+    package init(methods: Set<String> = [], anyOrigin: Bool = false) {
+        (self.methods, self.anyOrigin) = (methods, anyOrigin)
+    }
+
+    /// Any supported method, the first origin only: ``Request/authenticate(with:)``'s scope.
+    package static let origin = CredentialScope()
+
+    /// Whether a challenge for `method` is answered.
+    func answers(_ method: String) -> Bool { methods.isEmpty || methods.contains(method) }
 }
 
 /// Where the current exchange's body bytes go: to the request, discarded while a decided
@@ -142,6 +172,11 @@ extension Request {
     /// Answers a 401 Basic or Digest challenge with this user name and password (never sent
     /// before the server asks, as URLSession). A wrong password delivers the server's second 401
     /// to validators and serializers.
+    ///
+    /// The credential answers challenges from the origin (scheme, host, port) the request was
+    /// first sent to only: a redirect to another origin, or from https to http, never receives
+    /// it (the session's ``URLSessionConfiguration/urlCredentialStorage`` may still answer there,
+    /// by protection space).
     /// - Parameters:
     ///   - username: The user name.
     ///   - password: The password.
@@ -152,12 +187,25 @@ extension Request {
         authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
     }
 
-    /// Answers a 401 Basic or Digest challenge with `credential`.
+    /// Answers a 401 Basic or Digest challenge with `credential`, from the origin the request
+    /// was first sent to only (see ``authenticate(username:password:persistence:)``).
     /// - Parameter credential: The credential.
     /// - Returns: The request.
     @discardableResult
     public func authenticate(with credential: URLCredential) -> Self {
         self.credential = credential
+        return self
+    }
+
+    /// Answers 401 challenges with `credential` within `scope` (fetch's `--digest`,
+    /// `--anyauth` and `--location-trusted`).
+    /// - Parameters:
+    ///   - credential: The credential.
+    ///   - scope: The methods it answers and whether other origins get it.
+    /// - Returns: The request.
+    @discardableResult
+    package func authenticate(with credential: URLCredential, scope: CredentialScope) -> Self {
+        mutable.withLock { state in (state.followUp.credential, state.followUp.credentialScope) = (credential, scope) }
         return self
     }
 
@@ -197,19 +245,13 @@ extension Request {
     }
 
     /// The request answering a 401's challenge, `nil` to deliver the 401: no supported
-    /// challenge, no credential, or already answered (once, plus once for Digest `stale=true`).
+    /// challenge, no credential for it, or already answered (once, plus once for Digest `stale=true`).
     private func challengeAnswer(_ head: TransportResponseHead, request: URLRequest, followUp: FollowUpState) -> URLRequest? {
         let values = head.fields.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
-        guard !values.isEmpty, let challenges = AuthenticationChallenge.parse(fields: values),
-              let challenge = HTTPAuthentication.strongest(challenges), let url = request.url else { return nil }
+        guard let url = request.url, let (challenge, _, credential) = challengeChoice(values, url: url, followUp: followUp) else { return nil }
         let stale = challenge.scheme == "digest" && challenge["stale"]?.lowercased() == "true"
         guard followUp.challengesAnswered == 0 || (followUp.challengesAnswered == 1 && stale && !followUp.staleAnswered) else { return nil }
-        let scheme = url.scheme?.lowercased() ?? "http"
-        let method = challenge.scheme == "digest" ? NSURLAuthenticationMethodHTTPDigest : NSURLAuthenticationMethodHTTPBasic
-        let space = URLProtectionSpace(host: url.host(percentEncoded: false) ?? "", port: url.port ?? (scheme == "https" ? 443 : 80),
-                                       protocol: scheme, realm: challenge["realm"], authenticationMethod: method)
-        guard let credential = followUp.credential ?? session.configuration.urlCredentialStorage?.credential(answering: space),
-              let user = credential.user, let password = credential.password else { return nil }
+        guard let credential, let user = credential.user, let password = credential.password else { return nil }
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
@@ -218,6 +260,35 @@ extension Request {
         var next = request
         next.setValue(answer.authorization, forHTTPHeaderField: "Authorization")
         return next
+    }
+
+    /// The challenge a 401 from `url` is answered with, its protection space and the credential
+    /// answering it (`nil` when none does): the strongest challenge the request's own credential
+    /// may answer (its methods; its first origin unless its scope says any), else the strongest
+    /// one the session's credential storage holds a credential for (by protection space), else
+    /// the strongest supported one without a credential (for monitors). `nil`: none supported.
+    func challengeChoice(_ values: [String], url: URL, followUp: FollowUpState)
+        -> (challenge: AuthenticationChallenge, space: URLProtectionSpace, credential: URLCredential?)? {
+        guard !values.isEmpty, let parsed = AuthenticationChallenge.parse(fields: values) else { return nil }
+        let challenges = HTTPAuthentication.ranked(parsed)
+        guard let strongest = challenges.first else { return nil }
+        let scheme = url.scheme?.lowercased() ?? "http"
+        func space(_ challenge: AuthenticationChallenge) -> URLProtectionSpace {
+            URLProtectionSpace(host: url.host(percentEncoded: false) ?? "", port: url.port ?? (scheme == "https" ? 443 : 80),
+                               protocol: scheme, realm: challenge["realm"], authenticationMethod: HTTPAuthentication.method(of: challenge))
+        }
+        if let own = followUp.credential,
+           followUp.credentialScope.anyOrigin || RedirectRules.sameOrigin(followUp.firstURL ?? url, url),
+           let challenge = challenges.first(where: { followUp.credentialScope.answers(HTTPAuthentication.method(of: $0)) }) {
+            return (challenge, space(challenge), own)
+        }
+        if let storage = session.configuration.urlCredentialStorage {
+            for challenge in challenges {
+                let protectionSpace = space(challenge)
+                if let stored = storage.credential(answering: protectionSpace) { return (challenge, protectionSpace, stored) }
+            }
+        }
+        return (strongest, space(strongest), nil)
     }
 
     /// Records the judged head's follow-up under the lock, with the machine's transition.
@@ -257,7 +328,11 @@ extension Request {
             } catch {
                 return failFollowUp((error as? AFError) ?? AFError.createUploadableFailed(error: error))
             }
-            mutable.withLock { $0.request = next }
+            mutable.withLock { state in
+                // The request's own credential stays with the first exchange's origin.
+                if state.followUp.firstURL == nil { state.followUp.firstURL = state.request?.url }
+                state.request = next
+            }
             sendFollowUp(next, uploadBody: uploadBody, firstStart: firstStart)
         }
     }

@@ -30,6 +30,13 @@ enum HTTPAuthentication {
     /// The challenge to answer among `challenges`: Digest with SHA-256, then Digest with MD5,
     /// then Basic (RFC 7616 §3.7: the strongest the client supports); `nil` when none is supported.
     static func strongest(_ challenges: [AuthenticationChallenge]) -> AuthenticationChallenge? {
+        ranked(challenges).first
+    }
+
+    /// The supported challenges among `challenges`, strongest first (see ``strongest(_:)``); the
+    /// server's order among equals. A credential limited to some methods answers the first of
+    /// its methods here, never a weaker scheme in place of the one it was given for.
+    static func ranked(_ challenges: [AuthenticationChallenge]) -> [AuthenticationChallenge] {
         func rank(_ challenge: AuthenticationChallenge) -> Int? {
             switch challenge.scheme {
             case "digest":
@@ -39,7 +46,14 @@ enum HTTPAuthentication {
             default: return nil
             }
         }
-        return challenges.compactMap { challenge in rank(challenge).map { (challenge, $0) } }.max { $0.1 < $1.1 }?.0
+        let supported = challenges.enumerated().compactMap { index, challenge in rank(challenge).map { (challenge, $0, index) } }
+        return supported.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }.map(\.0)
+    }
+
+    /// The authentication method (`NSURLAuthenticationMethodHTTPDigest` or `…HTTPBasic`) a
+    /// supported challenge asks for.
+    static func method(of challenge: AuthenticationChallenge) -> String {
+        challenge.scheme == "digest" ? NSURLAuthenticationMethodHTTPDigest : NSURLAuthenticationMethodHTTPBasic
     }
 
     /// The `Authorization` value answering `challenge`.
