@@ -157,7 +157,7 @@ enum Usage {
          -C, --continue-at OFFSET|-  -r, --range RANGE
          -b, --cookie 'n=v; n2=v2'|FILE  -c, --cookie-jar FILE  -j, --junk-session-cookies
          --retry N  --retry-delay S  --retry-max-time S  --retry-connrefused  --retry-all-errors
-         -L, --location  --location-trusted  --max-redirs N  -u, --user USER[:PASS]  --basic  --digest
+         -L, --location  --location-trusted  --max-redirs N  -u, --user USER[:PASS]  --basic  --digest  --anyauth
          TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
               --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
               --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3

@@ -104,15 +104,25 @@ struct FetchOptions: Equatable {
     var maxRedirects = 50
     /// `-u user[:password]`, which wins over `user:password@` in the URL.
     var user: String?
-    /// `--basic` / `--digest`: how `-u`'s credentials are used (the last one given wins).
-    var authScheme = AuthScheme.basic
+    /// `--basic`, `--digest`, `--anyauth` (and their `--no-` forms): which schemes `-u`'s
+    /// credentials answer, curl's bit set (empty: curl's default, Basic).
+    var authMethods = AuthMethods()
 
-    /// How fetch authenticates with `-u` credentials.
-    enum AuthScheme: Equatable {
-        /// Sent at once as `Authorization: Basic` (curl's default).
-        case basic
-        /// Sent only in answer to a 401 Digest (or Basic) challenge.
-        case digest
+    /// The schemes fetch authenticates with, as curl 7.88's `CURLAUTH_*` bits: `--basic` and
+    /// `--digest` add one, `--anyauth` sets all. Basic alone is sent at once; any other set waits
+    /// for the 401 and answers the strongest offered scheme of the set (so `--digest` never sends
+    /// a password as Basic). Challenges are answered on the first origin only, unless `--location-trusted`.
+    struct AuthMethods: OptionSet, Equatable, Sendable {
+        let rawValue: Int
+        /// `Authorization: Basic`.
+        static let basic = AuthMethods(rawValue: 1)
+        /// Digest (RFC 7616).
+        static let digest = AuthMethods(rawValue: 2)
+        /// `--anyauth`: every scheme fetch knows.
+        static let any: AuthMethods = [.basic, .digest]
+
+        /// Whether the credentials go out with the first request, as `Authorization: Basic`.
+        var isPreemptiveBasic: Bool { self == [] || self == .basic }
     }
     /// Options that were understood but need Client features fetch does not have yet; refused
     /// before anything is sent (exit 2), never ignored.

@@ -77,7 +77,7 @@ enum OptionTable {
 
     private static let all: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions
 
-    /// Redirects (`-L`) and authentication (`-u`, `--basic`, `--digest`).
+    /// Redirects (`-L`) and authentication (`-u`, `--basic`, `--digest`, `--anyauth`).
     private static let redirectsAndAuth: [OptionSpec] = [
         flag("location", "L") { $0.followRedirects = $1 },
         flag("location-trusted") { options, on in
@@ -90,8 +90,11 @@ enum OptionTable {
         },
         // No password prompt: `-u user` sends an empty password (curl would ask on a terminal).
         value("user", "u") { $0.user = $1 },
-        flag("basic") { options, on in if on { options.authScheme = .basic } },
-        flag("digest") { options, on in options.authScheme = on ? .digest : .basic },
+        // curl's bits: --basic and --digest add (or, with --no-, remove) one, --anyauth sets all
+        // (--no-anyauth changes nothing, as curl).
+        flag("basic") { options, on in if on { options.authMethods.insert(.basic) } else { options.authMethods.remove(.basic) } },
+        flag("digest") { options, on in if on { options.authMethods.insert(.digest) } else { options.authMethods.remove(.digest) } },
+        flag("anyauth") { options, on in if on { options.authMethods = .any } },
     ]
 
     private static let transfer: [OptionSpec] = [

@@ -50,7 +50,7 @@ struct RequestBuilder {
         if let user = options.user { credentials = user.contains(":") ? user : user + ":" }
         var headers: [HeaderField] = [HeaderField(name: "User-Agent", value: options.userAgent ?? Self.userAgent), HeaderField(name: "Accept", value: "*/*")]
         var challengeCredentials: String?
-        if let credentials, options.authScheme == .digest {
+        if let credentials, !options.authMethods.isPreemptiveBasic {
             challengeCredentials = credentials
         } else if let credentials {
             headers.insert(HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()), at: 0)

@@ -154,7 +154,13 @@ final class Transfer: @unchecked Sendable {
         if let credentials = request.challengeCredentials {
             let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
             let password = colon < credentials.endIndex ? String(credentials[credentials.index(after: colon)...]) : ""
-            stream.authenticate(username: String(credentials[..<colon]), password: password)
+            // The schemes asked for, on the first origin only unless --location-trusted (curl).
+            let methods = options.authMethods
+            let scope = CredentialScope(
+                methods: Set((methods.contains(.basic) ? [NSURLAuthenticationMethodHTTPBasic] : [])
+                    + (methods.contains(.digest) ? [NSURLAuthenticationMethodHTTPDigest] : [])),
+                anyOrigin: options.locationTrusted)
+            stream.authenticate(with: URLCredential(user: String(credentials[..<colon]), password: password, persistence: .none), scope: scope)
         }
         stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
         let meter = ProgressMeter.make(options: options, output: output)

@@ -147,6 +147,11 @@ struct FetchCurlParityTests {
         Row(arguments: ["-sS", "--digest", "-u", "u:p", "{base}/digest-auth/auth/u/p/SHA-256"]),
         Row(arguments: ["-s", "--digest", "-u", "u:wrong", "-w", "%{http_code}\\n", "{base}/digest-auth/auth/u/p/MD5"]),
         Row(arguments: ["-sS", "--digest", "http://u:p@{hostport}/digest-auth/auth/u/p/MD5"]),
+        // Issue 25: --digest never answers Basic, --anyauth the strongest offered.
+        Row(arguments: ["-s", "--digest", "-u", "u:p", "-w", "%{http_code}\\n", "{base}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "--anyauth", "-u", "u:p", "{base}/basic-auth/u/p"]),
+        Row(arguments: ["-sS", "--anyauth", "-u", "u:p", "{base}/digest-auth/auth/u/p"]),
+        Row(arguments: ["-s", "--basic", "-u", "u:p", "-w", "%{http_code}\\n", "{base}/digest-auth/auth/u/p"]),
         // Another host (localhost instead of 127.0.0.1): credentials stay behind unless trusted.
         Row(arguments: ["-sL", "-u", "u:p", "-w", "%{http_code}\\n", "{base}/redirect-to?url=http://localhost:{port}/basic-auth/u/p"]),
         Row(arguments: ["-sS", "--location-trusted", "-u", "u:p", "{base}/redirect-to?url=http://localhost:{port}/basic-auth/u/p"]),

@@ -52,9 +52,11 @@ struct FetchOptionsTests {
             $0.cookies.literals = ["c=1"]
         },
         Row(["--location-trusted", "--max-redirs", "3", "--digest", url]) {
-            $0.followRedirects = true; $0.locationTrusted = true; $0.maxRedirects = 3; $0.authScheme = .digest
+            $0.followRedirects = true; $0.locationTrusted = true; $0.maxRedirects = 3; $0.authMethods = .digest
         },
-        Row(["--digest", "--basic", "--max-redirs", "-1", url]) { $0.authScheme = .basic; $0.maxRedirects = -1 },
+        Row(["--digest", "--basic", "--max-redirs", "-1", url]) { $0.authMethods = [.digest, .basic]; $0.maxRedirects = -1 },
+        Row(["--digest", "--no-digest", url]) { $0.authMethods = [] },
+        Row(["--anyauth", "--no-anyauth", "--no-basic", url]) { $0.authMethods = .digest },
         Row(["-L", "--no-location", url]) { $0.followRedirects = false },
         Row(["--url", url, "-k", "--cacert", "ca.pem"]) { $0.insecure = true; $0.caCertificateFile = "ca.pem" },
     ]
