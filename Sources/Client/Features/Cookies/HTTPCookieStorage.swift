@@ -99,7 +99,9 @@ public final class HTTPCookieStorage: Sendable, Hashable {
 
     /// Stores cookies a response to `URL` set, if ``cookieAcceptPolicy`` accepts them (for
     /// `.onlyFromMainDocumentDomain`: those in the same site as `mainDocumentURL`, or as `URL`
-    /// when it is `nil`).
+    /// when it is `nil`). When `URL` is not https, a cookie named as a stored `Secure` one of a
+    /// matching domain and path is ignored (RFC 6265bis §5.7), so plain http cannot replace,
+    /// shadow or delete it.
     ///
     /// - Parameters:
     ///   - cookies: The cookies, usually from ``HTTPCookie/cookies(withResponseHeaderFields:for:)``.
@@ -127,8 +129,26 @@ public final class HTTPCookieStorage: Sendable, Hashable {
         }
         guard !accepted.isEmpty else { return }
         let now = Date()
+        // No URL: the program's own call, not a server's answer.
+        let fromSecureOrigin = url.map { ["https", "wss"].contains($0.scheme?.lowercased() ?? "") } ?? true
         state.withLock { state in
-            for cookie in accepted { Self.store(cookie, in: &state, now: now) }
+            for cookie in accepted where fromSecureOrigin || !Self.shadowsSecureCookie(cookie, in: state) {
+                Self.store(cookie, in: &state, now: now)
+            }
+        }
+    }
+
+    /// RFC 6265bis §5.7 ("leave secure cookies alone"), for a cookie set by a non-secure
+    /// origin: whether a stored Secure cookie has its name, a domain that domain-matches its
+    /// domain or the other way round, and a path its path path-matches. Such a cookie is ignored,
+    /// so plain http can neither overwrite, shadow nor delete a Secure cookie.
+    private static func shadowsSecureCookie(_ cookie: HTTPCookie, in state: State) -> Bool {
+        state.entries.values.contains { entry in
+            let stored = entry.cookie
+            return stored.isSecure && stored.name == cookie.name
+                && (CookieMatching.domainMatches(host: stored.bareDomain, domain: cookie.bareDomain)
+                    || CookieMatching.domainMatches(host: cookie.bareDomain, domain: stored.bareDomain))
+                && CookieMatching.pathMatches(requestPath: cookie.path, cookiePath: stored.path)
         }
     }
 
