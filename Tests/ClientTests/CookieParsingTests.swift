@@ -75,8 +75,14 @@ struct SetCookieParsingTests {
          Expected(name: "k", value: "v", domain: "example.com", path: "/")),
         ("Domain equal to a public-suffix host makes a host-only cookie", "http://localhost/", "k=v; Domain=localhost",
          Expected(name: "k", value: "v", domain: "localhost", path: "/")),
-        ("IP host with its own address as Domain", "http://127.0.0.1/", "k=v; Domain=127.0.0.1",
-         Expected(name: "k", value: "v", domain: ".127.0.0.1", path: "/")),
+        // An IP literal as Domain makes a host-only cookie (curl; 6265bis §5.6 step 6: only
+        // identical, and an IP address has no subdomains).
+        ("IP host with its own address as Domain: host-only", "http://127.0.0.1/", "k=v; Domain=127.0.0.1",
+         Expected(name: "k", value: "v", domain: "127.0.0.1", path: "/")),
+        ("IPv6 host with its own address as Domain: host-only", "http://[::1]/", "k=v; Domain=::1",
+         Expected(name: "k", value: "v", domain: "::1", path: "/")),
+        ("a trailing tab is trimmed like a space", "http://example.com/", "k=v\t; Path=/a\t",
+         Expected(name: "k", value: "v", domain: "example.com", path: "/a")),
         ("a trailing dot on the host is not part of it", "http://example.com./", "k=v",
          Expected(name: "k", value: "v", domain: "example.com", path: "/")),
     ]
@@ -110,6 +116,13 @@ struct SetCookieParsingTests {
         ("Domain=github.io (a platform suffix)", "http://a.github.io/", "k=v; Domain=github.io", .publicSuffix),
         ("Domain on an IP host", "http://10.0.0.1/", "k=v; Domain=0.0.1", .domainMismatch),
         ("Secure from plain http", "http://example.com/", "k=v; Secure", .secureFromInsecureOrigin),
+        // HTAB inside a name, value or Path (curl refuses the cookie; a jar line would split there).
+        ("a tab in the name", "http://example.com/", "k\tx=v", .malformed),
+        ("a tab in the value", "http://example.com/", "k=a\tb", .malformed),
+        ("a tab in the Path", "http://example.com/", "k=v; Path=/a\tb", .malformed),
+        // A trailing dot names another host than the one asked (curl refuses it).
+        ("a trailing-dot Domain", "http://www.example.com/", "k=v; Domain=example.com.", .domainMismatch),
+        ("a trailing-dot Domain equal to the host", "http://example.com/", "k=v; Domain=example.com.", .domainMismatch),
     ]
 
     @Test("refused lines", arguments: refused)

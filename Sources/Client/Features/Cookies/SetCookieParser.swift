@@ -15,7 +15,9 @@ import FoundationEssentials
 // - `Max-Age` wins over `Expires` whatever their order (§5.3 step 3); zero or negative expire
 //   the cookie at once, which deletes a stored one.
 // - `Domain` equal to a public suffix is refused unless it is the request host itself, which
-//   then makes a host-only cookie (§5.3 step 5).
+//   then makes a host-only cookie (§5.3 step 5); so does a `Domain` equal to an IP-literal host.
+//   A `Domain` with a trailing dot is refused (curl), a tab inside a name, value or `Path` voids
+//   the line (curl; a jar line would split there).
 
 /// Why a Set-Cookie line did not become a cookie.
 enum CookieRejection: Error, Equatable, Sendable {
@@ -60,6 +62,9 @@ enum SetCookieParser {
         let name = trimmed(pair[..<equals])
         let value = trimmed(pair[pair.index(after: equals)...])
         guard !name.isEmpty else { return .failure(.malformed) }
+        // A tab inside the name or value (not around it) voids the line, as curl: a Netscape jar
+        // separates its fields with tabs, so such a cookie could not be written back whole.
+        guard !name.utf8.contains(0x09), !value.utf8.contains(0x09) else { return .failure(.malformed) }
         guard name.utf8.count + value.utf8.count <= maxNameValueSize else { return .failure(.tooLarge) }
 
         var expires: Date?
@@ -89,7 +94,9 @@ enum SetCookieParser {
                 var domain = Substring(attributeValue)
                 if domain.hasPrefix(".") { domain = domain.dropFirst() }  // §5.2.3: ignored
                 domainAttribute = domain.lowercased()
-            case "path": pathAttribute = attributeValue.hasPrefix("/") ? attributeValue : nil
+            case "path":
+                guard !attributeValue.utf8.contains(0x09) else { return .failure(.malformed) }  // curl: the cookie is refused
+                pathAttribute = attributeValue.hasPrefix("/") ? attributeValue : nil
             case "secure": secure = true
             case "httponly": httpOnly = true
             case "samesite":
@@ -108,14 +115,18 @@ enum SetCookieParser {
         if secure, !isSecureOrigin { return .failure(.secureFromInsecureOrigin) }
         // §5.3 steps 4-6.
         var domain = host
-        if var requested = domainAttribute {
-            if requested.hasSuffix(".") { requested.removeLast() }
+        if let requested = domainAttribute {
+            // A trailing dot names another host than the one asked ("example.com." is not
+            // "example.com"): refused, as curl refuses it.
+            if requested.hasSuffix(".") { return .failure(.domainMismatch) }
             if requested != host, !CookieMatching.isIPAddress(host), suffixes.isPublicSuffix(requested) {
                 return .failure(.publicSuffix)
             }
             if requested == host {
-                domain = host  // a Domain equal to the host: host-only when it is a public suffix
-                if !suffixes.isPublicSuffix(requested) { domain = "." + host }
+                // A Domain equal to the host: host-only when it is a public suffix or an IP
+                // address (which has no subdomains; curl and RFC 6265bis §5.6 step 6 alike).
+                domain = host
+                if !suffixes.isPublicSuffix(requested), !CookieMatching.isIPAddress(host) { domain = "." + host }
             } else if CookieMatching.domainMatches(host: host, domain: requested) {
                 domain = "." + requested
             } else {
