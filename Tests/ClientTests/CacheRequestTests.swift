@@ -123,12 +123,19 @@ extension ClientIntegrationTests {
             #expect(await session.request(loopbackURL(server, "/s")).serializingString().response.value == "again")
         }
 
-        @Test("the default configuration uses URLCache.shared, memory only; ephemeral a cache of its own")
+        @Test("each default configuration has a memory cache of its own, not URLCache.shared (issue 25); shared only when passed")
         func defaults() {
-            #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)
+            let first = URLSessionConfiguration.default.urlCache, second = URLSessionConfiguration.default.urlCache
+            #expect(first != nil && first !== URLCache.shared && first !== second)
+            #expect(first?.diskCapacity == 0 && first?.memoryCapacity == 512 * 1024)
+            #expect(URLSessionConfiguration.af.default.urlCache !== URLCache.shared)
             #expect(URLCache.shared.diskCapacity == 0 && URLCache.shared.memoryCapacity == 512 * 1024)
             let ephemeral = URLSessionConfiguration.ephemeral.urlCache
             #expect(ephemeral != nil && ephemeral !== URLCache.shared && ephemeral?.diskCapacity == 0)
+            let explicit = URLSessionConfiguration.default
+            explicit.urlCache = URLCache.shared
+            #expect(Session(configuration: explicit).urlCache === URLCache.shared)
+            #expect(Session().urlCache !== Session().urlCache)
         }
 
         @Test("httpbin /cache, /cache/n and /etag", .enabled(if: httpbinForCache != nil, "needs LARIAT_HTTPBIN"))

@@ -17,7 +17,8 @@ import Wire
 //   head ──▶ deliverHeadThroughCache: a 304 to our conditional request becomes the stored
 //            response with the 304's fields merged in (RFC 9111 §4.3.4), its body fed in
 //   end  ──▶ storeInCache: a storable response (CacheFreshness.isStorable) goes through the
-//            request's or session's CachedResponseHandler into the cache.
+//            request's or session's CachedResponseHandler into the cache; one to a request that
+//            carried Authorization or a Cookie only if `public`, `s-maxage` or `must-revalidate`.
 
 /// A request's caching state, inside `Request.Mutable`.
 struct RequestCacheState {
@@ -29,6 +30,9 @@ struct RequestCacheState {
     var revalidating: CachedURLResponse?
     /// The response came from the cache (served, or a 304 merged): store only the refresh.
     var fromCache = false
+    /// The current exchange carries a `Cookie` field (the request's own, or the cookie
+    /// storage's): its response is stored only as RFC 9111 §3.5 allows `Authorization`'s.
+    var sendsCookie = false
     /// When the current exchange's request was sent and its head arrived (seconds since 1970).
     var requestTime = 0.0
     var responseTime = 0.0
@@ -76,7 +80,12 @@ extension Request {
         // Requests without a cache pay nothing here: no clock read, no lock.
         guard let cache = cache(for: request) else { return .network(request) }
         let now = Date().timeIntervalSince1970
-        mutable.withLock { $0.cache.serving = nil; $0.cache.revalidating = nil; $0.cache.fromCache = false; $0.cache.requestTime = now }
+        let sendsCookie = request.headers.value(for: "Cookie") != nil
+            || request.url.map { session.settings.cookieFieldValue(for: request, url: $0) != nil } == true
+        mutable.withLock { state in
+            (state.cache.serving, state.cache.revalidating, state.cache.fromCache) = (nil, nil, false)
+            (state.cache.requestTime, state.cache.sendsCookie) = (now, sendsCookie)
+        }
         let policy = policy(of: request)
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
@@ -158,8 +167,13 @@ extension Request {
         guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return }
         let body = (self as? DataRequest)?.data ?? Data()
         if !cacheState.fromCache {
+            // A server answers many users: a response to a request that carried credentials
+            // (Authorization, or a Cookie, the storage's included) is stored only when it says
+            // it may be shared (`CacheFreshness.isStorable`, RFC 9111 §3.5).
+            var sent = request.headers
+            if cacheState.sendsCookie, sent.value(for: "Cookie") == nil { sent.update(name: "Cookie", value: "") }
             guard CacheFreshness.isWorthStoring(response.headers),
-                  CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: request.headers,
+                  CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: sent,
                                             responseHeaders: response.headers) else { return }
         }
         let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,

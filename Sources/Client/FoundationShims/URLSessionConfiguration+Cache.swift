@@ -12,9 +12,10 @@ struct URLCacheReference: Equatable, Sendable {
 extension URLSessionConfiguration {
     /// The cache GET responses of a ``DataRequest`` are stored in and served from; `nil` for none.
     ///
-    /// ``default`` uses ``URLCache/shared`` (memory only, 512 KiB: Apple's figure without the disk
-    /// part, see the README's "HTTP caching"); ``ephemeral`` a memory-only cache of its own. A
-    /// session keeps the cache its configuration had when it was created.
+    /// ``default`` and ``ephemeral`` each have a memory-only cache of their own (512 KiB: Apple's
+    /// figure without the disk part), not ``URLCache/shared`` as on Apple platforms, so two
+    /// sessions (two users) never share responses unless given the same cache; see the README's
+    /// "HTTP caching". A session keeps the cache its configuration had when it was created.
     public var urlCache: URLCache? {
         get { settings.cache.cache }
         set { update { $0.cache = URLCacheReference(newValue) } }

@@ -35,8 +35,9 @@ public final class URLSessionConfiguration: Sendable {
         var isEphemeral = false
         /// The environment's proxies, as URLSession on Linux (libcurl) reads them.
         var proxy: ProxyConfiguration? = ProxyConfiguration.environment
-        /// ``urlCache`` (`URLSessionConfiguration+Cache.swift`).
-        var cache = URLCacheReference(URLCache.shared)
+        /// ``urlCache`` (`URLSessionConfiguration+Cache.swift`): none until `default` or
+        /// `ephemeral` gives the configuration a cache of its own.
+        var cache = URLCacheReference(nil)
         var httpMaximumRedirects = 16
         var urlCredentialStorage = CredentialStorageReference(storage: .shared)
         var contentDecoding = ContentDecoding()
@@ -48,9 +49,14 @@ public final class URLSessionConfiguration: Sendable {
         state = Mutex(settings)
     }
 
-    /// A new configuration with the default settings. Each access returns a new instance.
+    /// A new configuration with the default settings. Each access returns a new instance, with
+    /// a memory-only ``urlCache`` of its own (512 KiB), not ``URLCache/shared``: sessions made
+    /// from separate default configurations never share cached responses (set
+    /// `urlCache = URLCache.shared` to share one process-wide).
     public class var `default`: URLSessionConfiguration {
-        URLSessionConfiguration(Settings())
+        var settings = Settings()
+        settings.cache = URLCacheReference(URLCache(memoryCapacity: URLCache.defaultMemoryCapacity, diskCapacity: 0))
+        return URLSessionConfiguration(settings)
     }
 
     /// A new configuration that keeps no persistent state: its ``urlCache`` is its own
@@ -59,7 +65,7 @@ public final class URLSessionConfiguration: Sendable {
     public class var ephemeral: URLSessionConfiguration {
         var settings = Settings()
         settings.isEphemeral = true
-        settings.cache = URLCacheReference(URLCache(memoryCapacity: 512 * 1024, diskCapacity: 0))
+        settings.cache = URLCacheReference(URLCache(memoryCapacity: URLCache.defaultMemoryCapacity, diskCapacity: 0))
         settings.httpCookieStorage = HTTPCookieStorage()
         settings.urlCredentialStorage = CredentialStorageReference(storage: URLCredentialStorage())
         return URLSessionConfiguration(settings)

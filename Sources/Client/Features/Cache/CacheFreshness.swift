@@ -30,14 +30,15 @@ enum CacheFreshness {
     ///
     /// Stored: GET responses with a final status this cache understands, without `no-store` in
     /// the request or response, that either have explicit freshness (`max-age`, `Expires`) or a
-    /// heuristically cacheable status. A request with `Authorization` is stored only when the
-    /// response says `public`, `must-revalidate` or `s-maxage` (§3.5).
+    /// heuristically cacheable status. A request with `Authorization` or `Cookie` is stored only
+    /// when the response says `public`, `must-revalidate` or `s-maxage` (§3.5's rule for shared
+    /// caches, `Cookie` included: a server process's cache serves many users).
     static func isStorable(method: String, status: Int, requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders) -> Bool {
         guard method == "GET", (200...599).contains(status), status != 206 else { return false }
         let request = CacheControl(requestHeaders)
         let response = CacheControl(responseHeaders)
         guard !request.noStore, !response.noStore else { return false }
-        if requestHeaders.value(for: "Authorization") != nil,
+        if requestHeaders.value(for: "Authorization") != nil || requestHeaders.value(for: "Cookie") != nil,
            !(response.isPublic || response.mustRevalidate || response.hasSharedMaxAge) { return false }
         // Vary: * can never match a later request.
         if responseHeaders.value(for: "Vary")?.contains("*") == true { return false }

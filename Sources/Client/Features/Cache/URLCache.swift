@@ -22,9 +22,13 @@ import Synchronization
 ///
 /// Thread-safe. Disk reads and writes happen on the calling thread.
 public final class URLCache: Sendable {
-    /// The cache the default session configuration uses: memory only, 512 KiB (Apple's memory
-    /// figure; no disk cache, see the README).
-    public static let shared = URLCache(memoryCapacity: 512 * 1024, diskCapacity: 0, directory: nil)
+    /// A process-wide cache, memory only, 512 KiB (Apple's memory figure; no disk cache, see the
+    /// README). Unlike Apple's, no configuration uses it unless given it: each default
+    /// configuration has a cache of its own, so responses are never shared across sessions.
+    public static let shared = URLCache(memoryCapacity: defaultMemoryCapacity, diskCapacity: 0, directory: nil)
+
+    /// The memory capacity of ``shared`` and of the configurations' own caches: 512 KiB.
+    static let defaultMemoryCapacity = 512 * 1024
 
     private struct Memory {
         var entries: [String: (response: CachedURLResponse, size: Int, lastUse: UInt64)] = [:]
