@@ -89,10 +89,45 @@ public final class File: @unchecked Sendable {
         }
     }
 
-    /// Writes all of `bytes` at the current position.
-    /// - Throws: `SocketError` from `write` (ENOSPC, EIO…), or `.socketClosed` after `close()`.
+    /// Writes all of `bytes` at the current position. A FIFO or socket whose reader left fails
+    /// with EPIPE and raises no SIGPIPE in the process (see ``withoutSIGPIPE(_:)``).
+    /// - Throws: `SocketError` from `write` (ENOSPC, EIO, EPIPE…), or `.socketClosed` after `close()`.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) {
         guard fd >= 0 else { throw SocketError(kind: .socketClosed, syscall: "write") }
+        if pipeLike == nil {
+            var info = stat()
+            pipeLike = fstat(fd, &info) == 0 && ((info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK)
+        }
+        guard pipeLike == true else { return try writeAll(bytes) }
+        try File.withoutSIGPIPE { () throws(SocketError) in try writeAll(bytes) }
+    }
+
+    /// Whether the descriptor is a FIFO or a socket (a destination such as `/dev/stdout` given
+    /// as a path), where `write(2)` raises SIGPIPE once the reader left; found on the first write.
+    private var pipeLike: Bool?
+
+    /// Runs `body` with SIGPIPE blocked on this thread; a SIGPIPE it raised is taken from the
+    /// pending set before the mask is restored, so the host process never receives it (a
+    /// regular file never raises one, so plain files skip this). One already pending is left.
+    static func withoutSIGPIPE<T>(_ body: () throws(SocketError) -> T) throws(SocketError) -> T {
+        var block = sigset_t(), previous = sigset_t(), pending = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &block, &previous)
+        sigpending(&pending)
+        let pendingBefore = sigismember(&pending, SIGPIPE) == 1
+        defer {
+            sigpending(&pending)
+            if !pendingBefore, sigismember(&pending, SIGPIPE) == 1 {
+                var zero = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&block, nil, &zero)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return try body()
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SocketError) {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {

@@ -1,7 +1,9 @@
-// No SIGPIPE from the library (issue 25, item 6): a write to a socket whose peer reset it fails
-// with an error, and no SIGPIPE is raised in the host process. `Socket.write` and
-// `Socket.writev` are the only socket writes in EventLoop and Client's transport (TLS is
-// sans-I/O and writes through them); both pass MSG_NOSIGNAL.
+// No SIGPIPE from the library (issue 25, item 6): a write to a socket whose peer reset it, or to
+// a FIFO whose reader left (a download destination such as /dev/stdout), fails with EPIPE, and
+// no SIGPIPE is raised in the host process. `Socket.write` and `Socket.writev` are the only
+// socket writes in EventLoop and Client's transport (TLS is sans-I/O and writes through them);
+// both pass MSG_NOSIGNAL. `File.write` blocks SIGPIPE around writes to a FIFO or socket and takes
+// the one it raised.
 //
 // How it is proven without killing the test process: SIGPIPE is blocked on the loop thread for
 // the writes, so a raised one stays pending there (Linux keeps a blocked signal pending even when
@@ -70,6 +72,37 @@ extension EventLoopTests {
             #expect(!outcome.raisedByLibrary, "a library write raised SIGPIPE")
             #expect(outcome.raisedByControl, "the control write raised no SIGPIPE: the check proves nothing")
             await close(socket)
+        }
+
+        @Test func fileWriteToAFIFOWhoseReaderLeftFailsWithoutRaisingSIGPIPE() throws {
+            let path = "/tmp/lariat-sigpipe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            #expect(mkfifo(path, 0o600) == 0)
+            defer { unlink(path) }
+            let reader = open(path, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            let file = try File(path: path, mode: .createOrTruncate)
+            defer { file.close() }
+            Glibc.close(reader)
+            var block = sigset_t(), previous = sigset_t()
+            sigemptyset(&block)
+            sigaddset(&block, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &block, &previous)
+            defer {
+                var zero = timespec(tv_sec: 0, tv_nsec: 0)
+                while sigtimedwait(&block, nil, &zero) == SIGPIPE {}
+                pthread_sigmask(SIG_SETMASK, &previous, nil)
+            }
+            var failure: Int32?
+            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+            defer { bytes.deallocate() }
+            bytes.initializeMemory(as: UInt8.self, repeating: 0x61)
+            do throws(SocketError) {
+                try file.write(UnsafeRawBufferPointer(bytes))
+            } catch {
+                failure = error.errno
+            }
+            #expect(failure == EPIPE)
+            #expect(!Self.isPending(), "File.write raised SIGPIPE")
         }
 
         /// Whether SIGPIPE is pending for this thread or the process.
