@@ -5,6 +5,7 @@
 // loop thread they take page-cache time (memory-copy speed), and keep memory bounded: a download
 // writes each chunk before the next read from the socket, an upload reads the next chunk only
 // when the socket took the last one.
+internal import CLinux
 internal import Glibc
 
 /// An open regular file, closed on `close()` or deinit.
