@@ -1,7 +1,8 @@
 // A request's own credential answers challenges from its first origin only (issue 25, item 1):
 // a redirect to another port answering 401 never receives it, as Basic or Digest; a same-origin
 // redirect still does; the session's credential storage still answers by protection space on
-// the other origin. ScriptedServer on two loopback ports (two origins of one host).
+// the other origin. ScriptedServer on two loopback ports (two origins of one host), and an
+// https origin (LoopbackTLSServer) redirecting to plain http.
 #if FullFoundation
 import Foundation
 #else
@@ -9,6 +10,9 @@ import FoundationEssentials
 #endif
 import Testing
 import LariatTestSupport
+#if FullFoundation
+import TLS
+#endif
 @testable import Client
 
 extension ClientIntegrationTests {
@@ -47,6 +51,28 @@ extension ClientIntegrationTests {
             #expect(seen.count == 1, "the 401 from another origin was answered: \(seen)")
             #expect(seen.allSatisfy { !$0.lowercased().contains("authorization") }, "\(seen)")
         }
+
+        #if FullFoundation
+        @Test("https to http: a 302 from the https origin to plain http answering 401 gets no Authorization")
+        func downgrade() async throws {
+            let target = try ScriptedServer(script: [.expectRequest, Self.unauthorized(Self.basic), .close], forEveryConnection: true)
+            defer { target.stop() }
+            let lab = try HTTPSLab.shared.get()
+            let origin = try LoopbackTLSServer(
+                certificateFile: lab.path("good-chain.pem"), keyFile: lab.path("good.key"),
+                response: "HTTP/1.1 302 Found\r\nLocation: http://\(HTTPSLab.hostName):\(target.port)/t\r\nContent-Length: 0\r\n\r\n")
+            defer { origin.stop() }
+            var tls = TLSConfiguration()
+            tls.trustRoots = .file(lab.path("ca.pem"))
+            let session = Session(configuration: .ephemeral, tlsConfiguration: tls,
+                                  resolver: try HostResolver(overrides: [HTTPSLab.hostName: ["127.0.0.1"]]))
+            let response = await session.request("https://\(HTTPSLab.hostName):\(origin.port)/start")
+                .authenticate(username: "u", password: "p").serializingString().response
+            #expect(response.response?.statusCode == 401, "\(response.result)")
+            let seen = requests(target)
+            #expect(seen.count == 1 && seen.allSatisfy { !$0.lowercased().contains("authorization") }, "\(seen)")
+        }
+        #endif
 
         @Test("a same-origin redirect to a 401 is still answered")
         func sameOrigin() async throws {
