@@ -11,11 +11,14 @@ import Testing
 import LariatTestSupport
 @testable import Client
 
-/// A session with a cache of its own (tests must not share URLCache.shared).
+/// A session with a cache and cookies of its own (tests must not share URLCache.shared).
 private func cachingSession(_ cache: URLCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0),
                             handler: (any CachedResponseHandler)? = nil) -> Session {
     let configuration = URLSessionConfiguration.af.default
     configuration.urlCache = cache
+    // Its own cookie storage: cookies other suites leave for 127.0.0.1 in the shared one would
+    // make every request credentialed, and such responses are not stored without `public`.
+    configuration.httpCookieStorage = HTTPCookieStorage()
     return Session(configuration: configuration, cachedResponseHandler: handler)
 }
 
