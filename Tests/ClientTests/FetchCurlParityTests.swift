@@ -112,6 +112,13 @@ struct FetchCurlParityTests {
         Row(arguments: ["-s", "-j", "-b", "{dir}/cookies.txt", "{base}/cookies"]),
         Row(arguments: ["-s", "-b", "{dir}/cookies.txt", "-c", "-", "-o", "/dev/null", "{base}/cookies/set?n=1&file=changed"]),
         Row(arguments: ["-s", "-b", "{dir}/missing.txt", "-c", "-", "-o", "/dev/null", "{base}/cookies/delete?k"]),
+        // Issue 25: Domain equal to an IP host is host-only; a trailing-dot Domain, a tab inside a
+        // name, value or Path refuse the cookie (main's fetch wrote .127.0.0.1 TRUE lines and split ones).
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/response-headers?Set-Cookie=ip%3D1%3B%20Domain%3D127.0.0.1"]),
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/response-headers?Set-Cookie=dot%3D1%3B%20Domain%3D127.0.0.1."]),
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/response-headers?Set-Cookie=t%3Da%09b"]),
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/response-headers?Set-Cookie=tn%09x%3D1"]),
+        Row(arguments: ["-s", "-c", "-", "-o", "/dev/null", "{base}/response-headers?Set-Cookie=tp%3D1%3B%20Path%3D%2Fa%09b"]),
         // Retries (issue 10): curl's warnings, backoff (1 s, 2 s even with --retry-delay 0) and
         // each attempt's error line; --no-progress-meter keeps the warnings -s would hide.
         Row(arguments: ["--no-progress-meter", "--retry", "2", "--retry-delay", "0", "{base}/status/503"]),
