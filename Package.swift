@@ -24,6 +24,9 @@ let package = Package(
         .executable(name: "wire-decode", targets: ["wire-decode"]),
         .executable(name: "fetch", targets: ["fetch"]),
         .executable(name: "wire-bench", targets: ["wire-bench"]),
+        // Ecosystem products (README "In the ecosystem"): each brings its own dependencies;
+        // `Client` alone depends on none of them (scripts/check-client-deps.sh checks it in CI).
+        .library(name: "ClientObservability", targets: ["ClientObservability"]),
     ],
     traits: [
         .trait(
@@ -36,6 +39,12 @@ let package = Package(
                 """
         ),
         .default(enabledTraits: ["FullFoundation"]),
+    ],
+    // Only the ecosystem products below use these; see README "In the ecosystem" for why each.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // MARK: Codec
@@ -81,6 +90,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Ecosystem products: never dependencies of Client, Wire, EventLoop, TLS or fetch
+        .target(
+            name: "ClientObservability",
+            dependencies: [
+                "Client",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
@@ -102,5 +123,15 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
         .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
+        .testTarget(
+            name: "ClientObservabilityTests",
+            dependencies: [
+                "ClientObservability", "Client", "LariatTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
     ]
 )

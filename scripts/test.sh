@@ -31,7 +31,10 @@ echo "httpbin at $LARIAT_HTTPBIN"
 
 echo "== swift build (default traits), warnings are errors"
 swift build --build-tests 2>&1 | tee .build-test/build.log
-if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" >/dev/null; then
+# Dependency manifests' own notes are not our warnings: swift-distributed-tracing 1.7.3 leaves
+# its CMakeLists.txt files unhandled in its targets (a package-loading note about its layout).
+if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" \
+    | grep -v "^warning: 'swift-distributed-tracing': found 1 file(s) which are unhandled" >/dev/null; then
     echo "build produced warnings" >&2
     exit 1
 fi
