@@ -27,6 +27,7 @@ let package = Package(
         // Ecosystem products (README "In the ecosystem"): each brings its own dependencies;
         // `Client` alone depends on none of them (scripts/check-client-deps.sh checks it in CI).
         .library(name: "ClientObservability", targets: ["ClientObservability"]),
+        .library(name: "LariatOpenAPI", targets: ["LariatOpenAPI"]),
     ],
     traits: [
         .trait(
@@ -45,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: Codec
@@ -101,6 +103,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "LariatOpenAPI",
+            dependencies: [
+                "Client",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
 
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
@@ -130,6 +140,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LariatOpenAPITests",
+            dependencies: [
+                "LariatOpenAPI", "Client",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
