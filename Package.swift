@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         // MARK: Codec
@@ -108,9 +109,18 @@ let package = Package(
             dependencies: [
                 "Client",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict
         ),
+
+        // Downloads through LariatTransport for LariatOpenAPITests' memory measurement (a child
+        // process, so other tests' memory is not counted). Not a product.
+        .executableTarget(name: "lariat-openapi-probe", dependencies: [
+            "LariatOpenAPI",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        ], swiftSettings: strict),
 
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
@@ -146,9 +156,11 @@ let package = Package(
         .testTarget(
             name: "LariatOpenAPITests",
             dependencies: [
-                "LariatOpenAPI", "Client",
+                "LariatOpenAPI", "Client", "LariatTestSupport", "lariat-openapi-probe",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
             swiftSettings: strict
         ),
     ]
