@@ -8,6 +8,9 @@
 //   TLS        OpenSSL (system libssl) and X.509 trust primitives; no sockets, no Foundation
 //   Client     the Alamofire-shaped API; FoundationEssentials, plus full Foundation
 //              only behind the default `FullFoundation` trait
+//   ClientObservability, LariatOpenAPI
+//              Client plus swift-log/metrics/tracing, or swift-http-types/openapi-runtime;
+//              nothing above depends on them (README "In the ecosystem")
 import PackageDescription
 
 let strict: [SwiftSetting] = [

@@ -7,6 +7,7 @@
 #     then swift test with the default traits (full Foundation for URLError & co.),
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
+#     nor any package of ClientObservability or LariatOpenAPI (its link map and symbols),
 #  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
 #     itself, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null and /proc (as root; CI is),
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),

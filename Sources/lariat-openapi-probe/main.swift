@@ -8,6 +8,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Glibc
 import HTTPTypes
 import OpenAPIRuntime
 import LariatOpenAPI

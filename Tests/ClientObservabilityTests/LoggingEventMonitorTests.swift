@@ -5,6 +5,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 import Testing
 import Logging
 import Client
@@ -85,7 +86,7 @@ struct LoggingEventMonitorTests {
         #expect(lines.all.isEmpty)
 
         let (debugSession, debugLines, debugMonitor) = self.session(level: .debug)
-        let authority = base.replacingOccurrences(of: "http://", with: "http://user:secret@")
+        let authority = "http://user:secret@" + base.dropFirst("http://".count)
         _ = await debugSession.request("\(authority)/basic-auth/user/secret").serializingData().response
         #expect(await eventually { debugLines.all.count == 1 })
         debugMonitor.queue.sync {}

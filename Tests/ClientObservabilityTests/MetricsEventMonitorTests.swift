@@ -5,6 +5,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 import Testing
 import Synchronization
 import MetricsTestKit

@@ -6,6 +6,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 import Testing
 import Tracing
 import InMemoryTracing
