@@ -8,6 +8,9 @@
 //   TLS        OpenSSL (system libssl) and X.509 trust primitives; no sockets, no Foundation
 //   Client     the Alamofire-shaped API; FoundationEssentials, plus full Foundation
 //              only behind the default `FullFoundation` trait
+//   ClientObservability, LariatOpenAPI
+//              Client plus swift-log/metrics/tracing, or swift-http-types/openapi-runtime;
+//              nothing above depends on them (README "In the ecosystem")
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -24,6 +27,10 @@ let package = Package(
         .executable(name: "wire-decode", targets: ["wire-decode"]),
         .executable(name: "fetch", targets: ["fetch"]),
         .executable(name: "wire-bench", targets: ["wire-bench"]),
+        // Ecosystem products (README "In the ecosystem"): each brings its own dependencies;
+        // `Client` alone depends on none of them (scripts/check-client-deps.sh checks it in CI).
+        .library(name: "ClientObservability", targets: ["ClientObservability"]),
+        .library(name: "LariatOpenAPI", targets: ["LariatOpenAPI"]),
     ],
     traits: [
         .trait(
@@ -36,6 +43,14 @@ let package = Package(
                 """
         ),
         .default(enabledTraits: ["FullFoundation"]),
+    ],
+    // Only the ecosystem products below use these; see README "In the ecosystem" for why each.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         // MARK: Codec
@@ -81,6 +96,35 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Ecosystem products: never dependencies of Client, Wire, EventLoop, TLS or fetch
+        .target(
+            name: "ClientObservability",
+            dependencies: [
+                "Client",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LariatOpenAPI",
+            dependencies: [
+                "Client",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Downloads through LariatTransport for LariatOpenAPITests' memory measurement (a child
+        // process, so other tests' memory is not counted). Not a product.
+        .executableTarget(name: "lariat-openapi-probe", dependencies: [
+            "LariatOpenAPI",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        ], swiftSettings: strict),
+
         // MARK: Executables
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
@@ -102,5 +146,25 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
         .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
+        .testTarget(
+            name: "ClientObservabilityTests",
+            dependencies: [
+                "ClientObservability", "Client", "LariatTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LariatOpenAPITests",
+            dependencies: [
+                "LariatOpenAPI", "Client", "LariatTestSupport", "lariat-openapi-probe",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -7,6 +7,7 @@
 #     then swift test with the default traits (full Foundation for URLError & co.),
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
+#     nor any package of ClientObservability or LariatOpenAPI (its link map and symbols),
 #  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
 #     itself, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null and /proc (as root; CI is),
 #  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
@@ -31,7 +32,10 @@ echo "httpbin at $LARIAT_HTTPBIN"
 
 echo "== swift build (default traits), warnings are errors"
 swift build --build-tests 2>&1 | tee .build-test/build.log
-if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" >/dev/null; then
+# Dependency manifests' own notes are not our warnings: swift-distributed-tracing 1.7.3 leaves
+# its CMakeLists.txt files unhandled in its targets (a package-loading note about its layout).
+if grep -E "warning:" .build-test/build.log | grep -v "^warning: 'benchmarks'" \
+    | grep -v "^warning: 'swift-distributed-tracing': found 1 file(s) which are unhandled" >/dev/null; then
     echo "build produced warnings" >&2
     exit 1
 fi

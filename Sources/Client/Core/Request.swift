@@ -75,7 +75,7 @@ public class Request: @unchecked Sendable {
     /// A response handler; `onWorker` is true when it runs on ``underlyingQueue`` (where blocking
     /// work is fine) and false on the thread the response completed on (a connection's loop) or
     /// on the thread that added it after the request finished.
-    typealias ResponseHandler = @Sendable (_ onWorker: Bool) -> Void
+    package typealias ResponseHandler = @Sendable (_ onWorker: Bool) -> Void
 
     struct Mutable {
         var machine = RequestStateMachine<Exchange, ResponseHandler>()
@@ -471,7 +471,8 @@ public class Request: @unchecked Sendable {
 
     /// Adds a handler that runs once the request finished (at once, on this thread, if it
     /// already has), and starts the request if the session starts requests on the first handler.
-    func appendResponseHandler(_ handler: @escaping ResponseHandler) {
+    /// `package`: LariatOpenAPI learns of a request that ended before its response head with it.
+    package func appendResponseHandler(_ handler: @escaping ResponseHandler) {
         if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
             for handler in ready { handler(false) }
         } else if startsOnFirstHandler {

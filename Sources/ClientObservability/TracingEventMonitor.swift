@@ -1,0 +1,164 @@
+// swift-distributed-tracing for Lariat requests: one client span per request, with
+// OpenTelemetry's HTTP client semantic conventions, and the span's context injected into the
+// request's header fields.
+
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+public import Client
+public import Dispatch
+public import Tracing
+import Synchronization
+
+/// An ``EventMonitor`` and ``RequestInterceptor`` that traces each request as one client span.
+///
+/// Use the same instance as both, so the span that the events describe is the one whose
+/// context goes out in the request's header fields (`traceparent` with a W3C tracer):
+///
+/// ```swift
+/// let tracing = TracingEventMonitor()
+/// let session = Session(interceptor: tracing, eventMonitors: [tracing])
+/// ```
+///
+/// An event monitor only observes; it cannot change a request. The injection is therefore done
+/// by the interceptor side (`adapt`), through the tracer's `inject(_:into:using:)`, on every
+/// attempt, retries included. Without the interceptor the spans are still recorded.
+///
+/// The span (kind `.client`, named after the method) starts when the request is first made or
+/// adapted, whichever comes first, and ends when the request finished, with the attributes
+/// `http.request.method`, `url.full` (without user or password), `server.address`,
+/// `server.port`, `http.response.status_code`, `http.request.resend_count` (retries) and, for a
+/// failure or a 4xx/5xx, `error.type` and an error status.
+///
+/// **Parent span**: events arrive on a dispatch queue, outside the task that made the request,
+/// so the task's `ServiceContext.current` is not seen there. Call ``bind(_:to:)`` right after
+/// making the request (before adding a response handler) to parent its span; otherwise the
+/// span starts from `ServiceContext.topLevel`.
+public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
+    /// The queue events are handled on (a serial queue of the monitor's own by default).
+    public let queue: DispatchQueue
+    private let tracer: any Tracer
+    /// Live spans, and the parent contexts bound to requests not started yet, by request id.
+    private let spans = Mutex<[UUID: SpanEntry]>([:])
+
+    private enum SpanEntry {
+        case parent(ServiceContext)
+        case span(any Span)
+    }
+
+    /// Creates a monitor recording spans with `tracer`.
+    ///
+    /// - Parameters:
+    ///   - tracer: The tracer; `InstrumentationSystem.tracer` (the bootstrapped one) by default.
+    ///   - queue: Where events are handled; a private serial queue by default.
+    public init(tracer: any Tracer = InstrumentationSystem.tracer,
+                queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.tracing")) {
+        self.tracer = tracer
+        self.queue = queue
+    }
+
+    /// Parents `request`'s span with `context` (by default the calling task's current context).
+    /// Call it before the request starts: right after making it, before adding a handler.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - context: The parent context; `ServiceContext.current`, or `.topLevel`, by default.
+    public func bind(_ request: Request, to context: ServiceContext = .current ?? .topLevel) {
+        spans.withLock { entries in
+            if entries[request.id] == nil { entries[request.id] = .parent(context) }
+        }
+    }
+
+    /// The request's span, started now if it has none.
+    private func span(for id: UUID, method: String) -> any Span {
+        spans.withLock { entries in
+            if case .span(let span) = entries[id] { return span }
+            let parent: ServiceContext
+            if case .parent(let context) = entries[id] { parent = context } else { parent = .topLevel }
+            let span = tracer.startSpan(method, context: parent, ofKind: .client)
+            entries[id] = .span(span)
+            return span
+        }
+    }
+
+    // MARK: RequestInterceptor: context injection
+
+    /// Injects the request's span context into its header fields through the tracer's injector.
+    public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState,
+                      completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        let span = span(for: state.requestID, method: urlRequest.httpMethod ?? "GET")
+        var request = urlRequest
+        var headers = request.headers
+        tracer.inject(span.context, into: &headers, using: HTTPHeadersInjector())
+        request.headers = headers
+        completion(.success(request))
+    }
+
+    /// As ``adapt(_:using:completion:)``, for callers without a request id (a span of its own
+    /// cannot be found): passes the request on unchanged.
+    public func adapt(_ urlRequest: URLRequest, for session: Session,
+                      completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        completion(.success(urlRequest))
+    }
+
+    // MARK: EventMonitor: the span's life
+
+    /// Starts the span (if adaptation has not) when the first URLRequest is made.
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        _ = span(for: request.id, method: urlRequest.httpMethod ?? "GET")
+    }
+
+    /// Records a retry as a span event.
+    public func requestIsRetrying(_ request: Request) {
+        span(for: request.id, method: RequestSummary.method(of: request))
+            .addEvent(SpanEvent(name: "retry", attributes: ["http.request.resend_count": .int64(Int64(request.retryCount))]))
+    }
+
+    /// Ends the span with the request's outcome.
+    public func requestDidFinish(_ request: Request) {
+        let span = span(for: request.id, method: RequestSummary.method(of: request))
+        spans.withLock { _ = $0.removeValue(forKey: request.id) }
+        let url = request.request?.url
+        let status = request.response?.statusCode
+        span.updateAttributes { attributes in
+            attributes["http.request.method"] = SpanAttribute.string(RequestSummary.method(of: request))
+            attributes["url.full"] = SpanAttribute.string(RequestSummary.redacted(url))
+            if let host = url?.host { attributes["server.address"] = SpanAttribute.string(host) }
+            if let port = url?.port ?? Self.defaultPort(url?.scheme) { attributes["server.port"] = SpanAttribute.int64(Int64(port)) }
+            if let status { attributes["http.response.status_code"] = SpanAttribute.int64(Int64(status)) }
+            if request.retryCount > 0 { attributes["http.request.resend_count"] = SpanAttribute.int64(Int64(request.retryCount)) }
+            if let type = RequestSummary.errorType(statusCode: status, error: request.error) {
+                attributes["error.type"] = SpanAttribute.string(type)
+            }
+        }
+        if let error = request.error {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error, message: error.localizedDescription))
+        } else if let status, status >= 400 {
+            span.setStatus(SpanStatus(code: .error))
+        }
+        span.end()
+    }
+
+    /// 80 or 443 for http(s).
+    private static func defaultPort(_ scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "http": 80
+        case "https": 443
+        default: nil
+        }
+    }
+}
+
+/// Writes a tracer's fields into ``HTTPHeaders``, replacing a field of the same name.
+public struct HTTPHeadersInjector: Injector {
+    /// Creates an injector.
+    public init() {}
+
+    /// Sets `value` under `key`.
+    public func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
+        carrier.update(name: key, value: value)
+    }
+}
