@@ -152,7 +152,7 @@ package final class TLSServerConnection {
     /// The SNI host name the client sent, or `nil`.
     package var requestedServerName: String? {
         guard let name = SSL_get_servername(engine.ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
-        return String(cString: name)
+        return OpenSSLAccessors.string(name)
     }
 
     /// The verified client certificate, when one was presented.
@@ -172,8 +172,7 @@ private func serverALPNCallback(
     _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<UInt8>?,
     _ offered: UnsafePointer<UInt8>?, _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let argument, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
-    let server = Unmanaged<TLSServerContext>.fromOpaque(argument).takeUnretainedValue()
+    guard let out, let outLength, let server = OpenSSLAccessors.object(argument, as: TLSServerContext.self) else { return SSL_TLSEXT_ERR_NOACK }
     var selected: UnsafeMutablePointer<UInt8>? = nil
     var selectedLength: UInt8 = 0
     let result = SSL_select_next_proto(
@@ -186,13 +185,11 @@ private func serverALPNCallback(
 
 /// Staples the configured OCSP response (OpenSSL takes ownership of an OPENSSL_malloc copy).
 private func serverStatusCallback(_ ssl: OpaquePointer?, _ argument: UnsafeMutableRawPointer?) -> Int32 {
-    guard let ssl, let argument else { return SSL_TLSEXT_ERR_NOACK }
-    let server = Unmanaged<TLSServerContext>.fromOpaque(argument).takeUnretainedValue()
-    guard let response = server.options.stapledOCSPResponse, !response.isEmpty,
-        let copy = lariat_OPENSSL_malloc(response.count)
+    guard let ssl, let server = OpenSSLAccessors.object(argument, as: TLSServerContext.self),
+        let response = server.options.stapledOCSPResponse, !response.isEmpty,
+        let copy = OpenSSLAccessors.openSSLCopy(response)
     else { return SSL_TLSEXT_ERR_NOACK }
-    response.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: response.count) }
-    guard lariat_SSL_set_tlsext_status_ocsp_resp(ssl, copy.assumingMemoryBound(to: UInt8.self), response.count) == 1 else {
+    guard lariat_SSL_set_tlsext_status_ocsp_resp(ssl, copy, response.count) == 1 else {
         lariat_OPENSSL_free(copy)
         return SSL_TLSEXT_ERR_NOACK
     }

@@ -64,8 +64,7 @@ public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvert
 
     /// The algorithm name OpenSSL uses, such as `RSA`, `EC`, `ED25519`.
     public var algorithm: String {
-        guard let name = EVP_PKEY_get0_type_name(pkey) else { return "unknown" }
-        return String(cString: name)
+        OpenSSLAccessors.string(EVP_PKEY_get0_type_name(pkey)) ?? "unknown"
     }
 
     /// Algorithm and size, for logs.
