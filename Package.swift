@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "TLS",
             dependencies: ["COpenSSL"],
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
 

@@ -6,6 +6,10 @@ internal import COpenSSL
 /// It exists so client behaviour can be tested by pumping bytes between two in-process
 /// objects: certificate chains of any shape, old protocol versions, weak keys, stapled OCSP
 /// responses, client-certificate requirements and session tickets.
+///
+/// `@unchecked Sendable`: `options`, the `SSL_CTX` and the ALPN buffer are set in `init` and never
+/// changed; OpenSSL allows `SSL_new` from several threads on one context, and the callbacks
+/// only read `options` and the ALPN list.
 package final class TLSServerContext: @unchecked Sendable {
     /// Server settings. Defaults: TLS 1.2-1.3, security level 0 (so deliberately weak test
     /// certificates can be served), ALPN `http/1.1`, tickets on, no client certificate, no OCSP.

@@ -5,6 +5,9 @@ internal import COpenSSL
 /// Equality and hashing compare the DER SubjectPublicKeyInfo (algorithm identifier plus key
 /// bits), which is also what public key pinning hashes: curl's `--pinnedpubkey sha256//...`
 /// and HPKP both take SHA-256 over exactly these bytes.
+///
+/// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after parsing, and OpenSSL 3 allows
+/// concurrent reads and verification with one key.
 public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The owned `EVP_PKEY*`; never mutated after creation, which makes sharing safe.
     let pkey: OpaquePointer
