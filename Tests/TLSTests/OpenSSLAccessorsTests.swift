@@ -54,8 +54,22 @@ import Testing
 
     @Test(arguments: rows)
     func certificateReadsAsItsTypes(_ row: Row) throws {
+        let certificate = try Self.mint(row, stem: "accessor-\(Self.rows.firstIndex { $0.name == row.name }!)")
+        let facts = CertificateFacts(certificate)
+        #expect(certificate.commonName == row.commonName)
+        #expect(facts.commonNames == (row.commonName.map { [$0] } ?? []))
+        #expect(certificate.subject == row.subject)
+        #expect(certificate.issuer == row.subject)
+        #expect(facts.key == row.facts)
+        #expect(certificate.publicKey.algorithm == row.algorithm)
+        #expect(certificate.serialNumberHex == row.serialHex)
+        #expect(facts.serialOctets == row.serialOctets)
+        #expect(!facts.serialIsNegative && !facts.serialIsZero)
+    }
+
+    /// A self-signed certificate for `row`, as files `STEM.key/.cnf/.pem` in the test PKI's directory.
+    static func mint(_ row: Row, stem: String) throws -> Certificate {
         let minter = PKI.Minter(directory: PKI.shared.directory)
-        let stem = "accessor-\(Self.rows.firstIndex { $0.name == row.name }!)"
         try minter.openssl(["genpkey"] + row.key + ["-out", minter.path(stem + ".key")])
         try """
         [req]
@@ -70,16 +84,37 @@ import Testing
             "req", "-x509", "-new", "-key", minter.path(stem + ".key"), "-days", "1", "-config", minter.path(stem + ".cnf"),
             "-set_serial", row.serial, "-out", minter.path(stem + ".pem"),
         ])
-        let certificate = try Certificate.load(pemFile: minter.path(stem + ".pem"))[0]
-        let facts = CertificateFacts(certificate)
-        #expect(certificate.commonName == row.commonName)
-        #expect(facts.commonNames == (row.commonName.map { [$0] } ?? []))
-        #expect(certificate.subject == row.subject)
-        #expect(certificate.issuer == row.subject)
-        #expect(facts.key == row.facts)
-        #expect(certificate.publicKey.algorithm == row.algorithm)
-        #expect(certificate.serialNumberHex == row.serialHex)
-        #expect(facts.serialOctets == row.serialOctets)
-        #expect(!facts.serialIsNegative && !facts.serialIsZero)
+        return try Certificate.load(pemFile: minter.path(stem + ".pem"))[0]
+    }
+}
+
+extension OpenSSLAccessorsTests {
+    /// A name string that ASN1_STRING_to_UTF8 refuses (a UTF8String of 0xFF bytes, written over the
+    /// BMPString CN's content octets in the DER) never reaches ``OpenSSLAccessors/commonNames(of:)``:
+    /// OpenSSL canonicalizes every X509_NAME while decoding and refuses the certificate, which
+    /// must surface as a typed decoding error. (commonNames(of:) still keeps such a value, decoded
+    /// leniently, should a name ever arrive another way.)
+    @Test func unconvertibleNameStringIsRefusedWhenParsing() throws {
+        let row = try #require(Self.rows.first { $0.name == "BMPString CN" })
+        let der = try Self.mint(row, stem: "accessor-unconvertible").derBytes
+        let bmp: [UInt8] = [0x1E, 0x12] + Array("localhost".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let bad: [UInt8] = [0x0C, 0x12] + [UInt8](repeating: 0xFF, count: 18)
+        var edited: [UInt8] = []
+        var index = 0
+        var replaced = 0
+        while index < der.count {
+            if index + bmp.count <= der.count, Array(der[index..<(index + bmp.count)]) == bmp {
+                edited += bad
+                index += bmp.count
+                replaced += 1
+            } else {
+                edited.append(der[index])
+                index += 1
+            }
+        }
+        #expect(replaced == 2, "issuer and subject")
+        let error = #expect(throws: TLSError.self) { try Certificate(derBytes: edited) }
+        #expect(error?.kind == .decoding)
+        #expect((try? Certificate(derBytes: der)) != nil, "the unedited certificate parses")
     }
 }

@@ -32,15 +32,16 @@ enum OpenSSLAccessors {
 
     // MARK: X509_NAME
 
-    /// The commonName attributes of an X509_NAME in order, each as text (``text(of:)``); an
-    /// attribute whose value does not convert is left out.
+    /// The commonName attributes of an X509_NAME in order, each as text (``text(of:)``). A value
+    /// that does not convert (a BMPString of odd length, bad UTF-8) is kept as its content octets
+    /// decoded leniently, so a rule that compares every CN still sees it (and it matches nothing).
     static func commonNames(of name: OpaquePointer?) -> [String] {
         guard let name else { return [] }
         var names: [String] = []
         var index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         while index >= 0 {
-            if let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry), let text = text(of: data) {
-                names.append(text)
+            if let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) {
+                names.append(text(of: data) ?? String(decoding: bytes(of: data), as: UTF8.self))
             }
             index = X509_NAME_get_index_by_NID(name, NID_commonName, index)
         }
