@@ -78,6 +78,7 @@ let package = Package(
         .target(
             name: "TLS",
             dependencies: ["COpenSSL"],
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
 

@@ -65,7 +65,13 @@ static inline long lariat_SSL_CTX_set_tlsext_status_arg(SSL_CTX *ctx, void *arg)
     return SSL_CTX_set_tlsext_status_arg(ctx, arg);
 }
 
-// MARK: ex_data indices
+// MARK: ex_data indices and slots
+
+/// The SSL a certificate verification runs for: X509_STORE_CTX_get_ex_data returns `void *`;
+/// ssl(7) documents the slot SSL_get_ex_data_X509_STORE_CTX_idx() as holding the `SSL *`.
+static inline SSL *lariat_X509_STORE_CTX_get0_ssl(X509_STORE_CTX *ctx) {
+    return (SSL *)X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
+}
 
 static inline int lariat_SSL_get_ex_new_index(void) {
     return SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
@@ -79,7 +85,11 @@ static inline long lariat_BIO_get_mem_data(BIO *bio, char **data) { return BIO_g
 // MARK: Memory
 
 static inline void lariat_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
-static inline void *lariat_OPENSSL_malloc(size_t size) { return OPENSSL_malloc(size); }
+/// A copy of `size` bytes in OPENSSL_malloc memory, typed as the `unsigned char *` that the calls
+/// taking ownership of such a buffer declare (SSL_set_tlsext_status_ocsp_resp); NULL on failure.
+static inline unsigned char *lariat_OPENSSL_memdup(const void *data, size_t size) {
+    return (unsigned char *)OPENSSL_memdup(data, size);
+}
 
 // MARK: Error queue
 

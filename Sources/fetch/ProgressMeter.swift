@@ -208,9 +208,10 @@ final class ProgressMeter: Sendable {
         return days <= 999 ? pad("\(days)d \(two(hours % 24))h", 8) : pad("\(days)d", 8)
     }
 
-    /// Width for the bar.
-    static func barWidth() -> Int {
-        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 20, columns < 10_000 {
+    /// Width for the bar: `COLUMNS` (getenv's `char *`, copied into a String) when it is a
+    /// number from 21 to 9999 (at most 256 used), else the terminal's width, else 79.
+    static func barWidth(columns variable: String? = getenv("COLUMNS").map { String(cString: $0) }) -> Int {
+        if let text = variable, let columns = Int(text), columns > 20, columns < 10_000 {
             return min(columns, 256)
         }
         var size = winsize()

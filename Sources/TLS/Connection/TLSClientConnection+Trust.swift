@@ -137,8 +137,8 @@ extension TLSClientConnection {
 
     /// The connection owning `ssl`, when it is one of ours.
     static func owning(_ ssl: OpaquePointer?) -> TLSClientConnection? {
-        guard let ssl, let pointer = SSL_get_ex_data(ssl, connectionExDataIndex) else { return nil }
-        return Unmanaged<TLSClientConnection>.fromOpaque(pointer).takeUnretainedValue()
+        guard let ssl else { return nil }
+        return OpenSSLAccessors.object(SSL_get_ex_data(ssl, connectionExDataIndex), as: TLSClientConnection.self)
     }
 }
 
@@ -147,8 +147,7 @@ extension TLSClientConnection {
 /// `SSL_CTX_set_cert_verify_callback`: replaces OpenSSL's chain verification with ours.
 func clientCertificateVerifyCallback(_ storeContext: OpaquePointer?, _ argument: UnsafeMutableRawPointer?) -> Int32 {
     guard let storeContext,
-        let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()),
-        let connection = TLSClientConnection.owning(OpaquePointer(ssl)),
+        let connection = TLSClientConnection.owning(lariat_X509_STORE_CTX_get0_ssl(storeContext)),
         let leafPointer = X509_STORE_CTX_get0_cert(storeContext)
     else { return 0 }
     var chain = [Certificate(retaining: leafPointer)]

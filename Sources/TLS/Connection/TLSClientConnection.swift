@@ -305,8 +305,7 @@ public final class TLSClientConnection {
     func currentStapledResponse() -> [UInt8]? {
         var data: UnsafePointer<UInt8>? = nil
         let length = lariat_SSL_get_tlsext_status_ocsp_resp(engine.ssl, &data)
-        guard length > 0, let data else { return nil }
-        return Array(UnsafeBufferPointer(start: data, count: length))
+        return OpenSSLAccessors.copy(data, count: length)
     }
 }
 

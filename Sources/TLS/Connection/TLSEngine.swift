@@ -139,8 +139,8 @@ final class TLSEngine {
         var data: UnsafePointer<UInt8>? = nil
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)
-        guard let data, length > 0 else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+        guard let bytes = OpenSSLAccessors.copy(data, count: Int(length)) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The negotiated version, or `nil` before the handshake.
@@ -152,7 +152,7 @@ final class TLSEngine {
     /// The negotiated cipher suite's OpenSSL name, or `nil` before the handshake.
     var negotiatedCipher: String? {
         guard SSL_is_init_finished(ssl) == 1, let cipher = SSL_get_current_cipher(ssl), let name = SSL_CIPHER_get_name(cipher) else { return nil }
-        return String(cString: name)
+        return OpenSSLAccessors.string(name)
     }
 
     /// The negotiated cipher suite's IANA number (the two bytes of the TLS registry), or `nil`

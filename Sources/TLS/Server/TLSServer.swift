@@ -6,6 +6,10 @@ internal import COpenSSL
 /// It exists so client behaviour can be tested by pumping bytes between two in-process
 /// objects: certificate chains of any shape, old protocol versions, weak keys, stapled OCSP
 /// responses, client-certificate requirements and session tickets.
+///
+/// `@unchecked Sendable`: `options`, the `SSL_CTX` and the ALPN buffer are set in `init` and never
+/// changed; OpenSSL allows `SSL_new` from several threads on one context, and the callbacks
+/// only read `options` and the ALPN list.
 package final class TLSServerContext: @unchecked Sendable {
     /// Server settings. Defaults: TLS 1.2-1.3, security level 0 (so deliberately weak test
     /// certificates can be served), ALPN `http/1.1`, tickets on, no client certificate, no OCSP.
@@ -152,7 +156,7 @@ package final class TLSServerConnection {
     /// The SNI host name the client sent, or `nil`.
     package var requestedServerName: String? {
         guard let name = SSL_get_servername(engine.ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
-        return String(cString: name)
+        return OpenSSLAccessors.string(name)
     }
 
     /// The verified client certificate, when one was presented.
@@ -172,8 +176,7 @@ private func serverALPNCallback(
     _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<UInt8>?,
     _ offered: UnsafePointer<UInt8>?, _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let argument, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
-    let server = Unmanaged<TLSServerContext>.fromOpaque(argument).takeUnretainedValue()
+    guard let out, let outLength, let server = OpenSSLAccessors.object(argument, as: TLSServerContext.self) else { return SSL_TLSEXT_ERR_NOACK }
     var selected: UnsafeMutablePointer<UInt8>? = nil
     var selectedLength: UInt8 = 0
     let result = SSL_select_next_proto(
@@ -186,13 +189,11 @@ private func serverALPNCallback(
 
 /// Staples the configured OCSP response (OpenSSL takes ownership of an OPENSSL_malloc copy).
 private func serverStatusCallback(_ ssl: OpaquePointer?, _ argument: UnsafeMutableRawPointer?) -> Int32 {
-    guard let ssl, let argument else { return SSL_TLSEXT_ERR_NOACK }
-    let server = Unmanaged<TLSServerContext>.fromOpaque(argument).takeUnretainedValue()
-    guard let response = server.options.stapledOCSPResponse, !response.isEmpty,
-        let copy = lariat_OPENSSL_malloc(response.count)
+    guard let ssl, let server = OpenSSLAccessors.object(argument, as: TLSServerContext.self),
+        let response = server.options.stapledOCSPResponse, !response.isEmpty,
+        let copy = OpenSSLAccessors.openSSLCopy(response)
     else { return SSL_TLSEXT_ERR_NOACK }
-    response.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: response.count) }
-    guard lariat_SSL_set_tlsext_status_ocsp_resp(ssl, copy.assumingMemoryBound(to: UInt8.self), response.count) == 1 else {
+    guard lariat_SSL_set_tlsext_status_ocsp_resp(ssl, copy, response.count) == 1 else {
         lariat_OPENSSL_free(copy)
         return SSL_TLSEXT_ERR_NOACK
     }

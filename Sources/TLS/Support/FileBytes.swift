@@ -37,9 +37,7 @@ enum FileBytes {
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = OpenSSLAccessors.name(of: entry)
             if name == "." || name == ".." { continue }
             names.append(name)
         }

@@ -31,10 +31,7 @@ enum OpenSSLBytes {
         guard let bio = BIO_new(BIO_s_mem()) else { return [] }
         defer { BIO_free(bio) }
         body(bio)
-        var data: UnsafeMutablePointer<CChar>? = nil
-        let length = lariat_BIO_get_mem_data(bio, &data)
-        guard length > 0, let data else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return OpenSSLAccessors.memoryBIOContents(bio)
     }
 
     /// Serializes an object with one of OpenSSL's `i2d_*` functions.
@@ -66,12 +63,5 @@ enum OpenSSLBytes {
             }
             return object
         }
-    }
-
-    /// The bytes of an ASN1_STRING (IA5String, OCTET STRING, ...).
-    static func asn1StringBytes(_ string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
-        let length = Int(ASN1_STRING_length(string))
-        guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: length))
     }
 }

@@ -45,7 +45,7 @@ public struct OpenSSLError: Sendable, Hashable, CustomStringConvertible {
             let code = ERR_get_error_all(nil, nil, nil, &data, &flags)
             if code == 0 { break }
             // ERR_TXT_STRING marks `data` as text; anything else is opaque to us.
-            let detail = (flags & ERR_TXT_STRING) != 0 && data != nil ? String(cString: data!) : ""
+            let detail = (flags & ERR_TXT_STRING) != 0 ? OpenSSLAccessors.string(data) ?? "" : ""
             // Bound what a misbehaving peer can make us keep (one error per record at most,
             // but be defensive): 32 entries is far more than any real failure produces.
             if errors.count < 32 { errors.append(OpenSSLError(code: code, detail: detail)) }

@@ -84,14 +84,7 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     public var issuer: String { Certificate.render(name: X509_get_issuer_name(x509)) }
 
     /// The subject's common name, for display only: identity checks never read it.
-    public var commonName: String? {
-        let name = X509_get_subject_name(x509)
-        let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-            let data = X509_NAME_ENTRY_get_data(entry)
-        else { return nil }
-        return String(decoding: OpenSSLBytes.asn1StringBytes(data), as: UTF8.self)
-    }
+    public var commonName: String? { OpenSSLAccessors.commonNames(of: X509_get_subject_name(x509)).first }
 
     /// The serial number as upper-case hex without separators.
     public var serialNumberHex: String {
@@ -99,7 +92,7 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
         defer { BN_free(bignum) }
         guard let hex = BN_bn2hex(bignum) else { return "" }
         defer { lariat_OPENSSL_free(hex) }
-        return String(cString: hex)
+        return OpenSSLAccessors.string(hex) ?? ""
     }
 
     /// Start of the validity period, in seconds since 1970-01-01T00:00:00Z.

@@ -90,13 +90,7 @@ package struct CertificateFacts: Sendable, Hashable {
         hasSubjectAlternativeName = X509_get_ext_by_NID(x509, NID_subject_alt_name, -1) >= 0
         subjectAlternativeNameCritical = flags & UInt32(EXFLAG_SAN_CRITICAL) != 0
         subjectAlternativeNames = certificate.subjectAlternativeNames
-        var index = X509_NAME_get_index_by_NID(subject, NID_commonName, -1)
-        while index >= 0 {
-            if let entry = X509_NAME_get_entry(subject, index), let data = X509_NAME_ENTRY_get_data(entry) {
-                commonNames.append(String(decoding: OpenSSLBytes.asn1StringBytes(data), as: UTF8.self))
-            }
-            index = X509_NAME_get_index_by_NID(subject, NID_commonName, index)
-        }
+        commonNames = OpenSSLAccessors.commonNames(of: subject)
         readSerial(x509)
         key = CertificateFacts.key(X509_get0_pubkey(x509))
         readSignature(x509)
@@ -105,7 +99,7 @@ package struct CertificateFacts: Sendable, Hashable {
 
     private mutating func readSerial(_ x509: OpaquePointer) {
         guard let serial = X509_get0_serialNumber(x509) else { return }
-        let magnitude = OpenSSLBytes.asn1StringBytes(serial).drop { $0 == 0 }
+        let magnitude = OpenSSLAccessors.bytes(of: serial).drop { $0 == 0 }
         serialIsNegative = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER
         serialIsZero = magnitude.isEmpty
         // DER adds a leading 0x00 to a positive value whose top bit is set; two's complement of a
@@ -115,18 +109,11 @@ package struct CertificateFacts: Sendable, Hashable {
 
     private static func key(_ pkey: OpaquePointer?) -> Key {
         guard let pkey else { return .other("unreadable") }
-        switch EVP_PKEY_get_base_id(pkey) {
-        case EVP_PKEY_RSA:
-            return .rsa(bits: Int(EVP_PKEY_get_bits(pkey)))
-        case EVP_PKEY_DSA:
-            return .dsa
-        case EVP_PKEY_EC:
-            var buffer = [CChar](repeating: 0, count: 64)
-            var length = 0
-            guard EVP_PKEY_get_group_name(pkey, &buffer, buffer.count, &length) == 1 else { return .ec(curve: "explicit") }
-            return .ec(curve: String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        case let other:
-            return .other(OBJ_nid2sn(other).map { String(cString: $0) } ?? "nid \(other)")
+        switch OpenSSLAccessors.keyKind(pkey) {
+        case .rsa(let bits): return .rsa(bits: bits)
+        case .dsa: return .dsa
+        case .ec(let curve): return .ec(curve: curve ?? "explicit")
+        case .other(let name): return .other(name)
         }
     }
 
@@ -137,15 +124,15 @@ package struct CertificateFacts: Sendable, Hashable {
         var signatureFlags: UInt32 = 0
         let nid = X509_get_signature_nid(x509)
         guard X509_get_signature_info(x509, &digestNID, &keyNID, &securityBits, &signatureFlags) == 1 else {
-            signatureFamily = .other(OBJ_nid2sn(nid).map { String(cString: $0) } ?? "nid \(nid)")
+            signatureFamily = .other(OpenSSLAccessors.shortName(nid: nid) ?? "nid \(nid)")
             return
         }
-        signatureDigest = digestNID == NID_undef ? "" : (OBJ_nid2sn(digestNID).map { String(cString: $0) } ?? "")
+        signatureDigest = digestNID == NID_undef ? "" : (OpenSSLAccessors.shortName(nid: digestNID) ?? "")
         switch keyNID {
         case NID_rsaEncryption: signatureFamily = .rsaPKCS1
         case NID_rsassaPss: signatureFamily = .rsaPSS
         case NID_X9_62_id_ecPublicKey: signatureFamily = .ecdsa
-        default: signatureFamily = .other(OBJ_nid2sn(nid).map { String(cString: $0) } ?? "nid \(nid)")
+        default: signatureFamily = .other(OpenSSLAccessors.shortName(nid: nid) ?? "nid \(nid)")
         }
     }
 }

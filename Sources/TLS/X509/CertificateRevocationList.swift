@@ -5,6 +5,9 @@ internal import COpenSSL
 /// CRLs are added to a ``TrustStore`` and consulted when ``TrustPolicy/crlCheck`` asks for it.
 /// OpenSSL checks each CRL's signature against its issuer, its validity window
 /// (thisUpdate/nextUpdate) and scope before trusting it.
+///
+/// `@unchecked Sendable`: the `X509_CRL` is never mutated after parsing; OpenSSL only reads it
+/// (X509_STORE_add_crl takes its own reference).
 public final class CertificateRevocationList: @unchecked Sendable {
     /// The owned `X509_CRL*`; never mutated after parsing.
     let crl: OpaquePointer

@@ -77,7 +77,7 @@ func passwordCallback(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int32, _ writing: Int32, _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let buffer, let argument else { return 0 }
-    let password = argument.assumingMemoryBound(to: CChar.self)
+    let password = OpenSSLAccessors.passwordArgument(argument)
     let length = strlenBounded(password, Int(size))
     guard length <= Int(size) else { return 0 }
     buffer.update(from: password, count: length)

@@ -5,6 +5,9 @@ internal import COpenSSL
 /// Equality and hashing compare the DER SubjectPublicKeyInfo (algorithm identifier plus key
 /// bits), which is also what public key pinning hashes: curl's `--pinnedpubkey sha256//...`
 /// and HPKP both take SHA-256 over exactly these bytes.
+///
+/// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after parsing, and OpenSSL 3 allows
+/// concurrent reads and verification with one key.
 public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The owned `EVP_PKEY*`; never mutated after creation, which makes sharing safe.
     let pkey: OpaquePointer
@@ -64,8 +67,7 @@ public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvert
 
     /// The algorithm name OpenSSL uses, such as `RSA`, `EC`, `ED25519`.
     public var algorithm: String {
-        guard let name = EVP_PKEY_get0_type_name(pkey) else { return "unknown" }
-        return String(cString: name)
+        OpenSSLAccessors.string(EVP_PKEY_get0_type_name(pkey)) ?? "unknown"
     }
 
     /// Algorithm and size, for logs.

@@ -47,7 +47,7 @@ public enum SubjectAlternativeName: Sendable, Hashable, CustomStringConvertible 
                     result.append(.other(tag: kind))
                     continue
                 }
-                let text = String(decoding: OpenSSLBytes.asn1StringBytes(string), as: UTF8.self)
+                let text = String(decoding: OpenSSLAccessors.bytes(of: string), as: UTF8.self)
                 switch kind {
                 case GEN_DNS: result.append(.dnsName(text))
                 case GEN_EMAIL: result.append(.email(text))
@@ -58,7 +58,7 @@ public enum SubjectAlternativeName: Sendable, Hashable, CustomStringConvertible 
                     result.append(.other(tag: kind))
                     continue
                 }
-                result.append(.ipAddress(OpenSSLBytes.asn1StringBytes(octets)))
+                result.append(.ipAddress(OpenSSLAccessors.bytes(of: octets)))
             default:
                 result.append(.other(tag: kind))
             }

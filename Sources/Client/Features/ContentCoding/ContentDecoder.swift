@@ -80,6 +80,9 @@ final class ContentDecoder: @unchecked Sendable {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         output = .allocate(byteCount: Self.outputCapacity, alignment: 16)
+        // Bound to UInt8 once, so `inflate`'s assumingMemoryBound(to: UInt8.self) (zlib's
+        // `Bytef *next_out`) names memory bound to that type; the sink reads it raw.
+        _ = output.bindMemory(to: UInt8.self)
     }
 
     deinit {
