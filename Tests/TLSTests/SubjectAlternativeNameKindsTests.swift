@@ -4,7 +4,7 @@ import Testing
 
 /// Every GeneralName kind in a subjectAltName is read by its own type (issue 18): otherName,
 /// directoryName and registeredID payloads are not strings, and reading them as an ASN1_STRING
-/// took a pointer's bits as a length (a crash in about half of the runs before the fix).
+/// took a pointer's bits as a length (a crash in about half of the processes before the fix).
 @Suite struct SubjectAlternativeNameKindsTests {
     /// (scenario, subjectAltName as `openssl -addext` writes it, names expected in order)
     static let rows: [(String, String, [SubjectAlternativeName])] = [
@@ -43,8 +43,10 @@ import Testing
             "-out", minter.path("san-kinds-\(row).pem"),
         ])
         let der = try Certificate.load(pemFile: minter.path("san-kinds-\(row).pem"))[0].derBytes
-        // Fresh objects at fresh addresses: a payload read as a string would take a different
-        // pointer as its length each time, so 200 parses crash the old code with near certainty.
+        // The values, read repeatedly. This suite does not reproduce the crash: the old code took
+        // a pointer's low bits as a length, and within one process those are nearly constant (a
+        // known OID's ASN1_OBJECT sits in libcrypto's static table). Separate processes vary them
+        // (ASLR): SANKindsHandshakeTests runs fetch processes per kind and failed on the old code.
         for _ in 0..<200 {
             let certificate = try Certificate(derBytes: der)
             #expect(certificate.subjectAlternativeNames == expected, "\(scenario)")
