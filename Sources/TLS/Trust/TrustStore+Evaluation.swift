@@ -12,7 +12,12 @@ extension TrustStore {
     ///    `ssl_client`, security level, path length, name constraints, depth, CRLs as asked,
     ///    `X509_V_FLAG_X509_STRICT` under ``TrustProfile/webPKI``, and the host through
     ///    `X509_VERIFY_PARAM_set1_host`/`set1_ip` with `NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT`;
-    /// 4. under ``TrustProfile/webPKI``, the rules of ``ProfileRules`` on the chain built;
+    /// 4. the rules of the profile on the chain built (``ProfileRules/webPKIChain(_:usage:host:)``
+    ///    or ``ProfileRules/rfc5280Chain(_:)``), a CRL used without cRLNumber, and the depth limit
+    ///    without self-issued intermediates; when 3 or 4 fails (except on identity), every other
+    ///    path from the leaf to an anchor through the certificates supplied, found by name and
+    ///    signature within 100 signature checks, is verified the same way until one passes
+    ///    (``candidatePaths(leaf:pool:maximumLength:)``);
     /// 5. the host again, independently, with ``HostnameMatcher``, compared with OpenSSL's
     ///    `X509_check_host`/`X509_check_ip`: a disagreement is a ``TrustFailure/Reason/hostnameMismatch``.
     ///
