@@ -34,14 +34,17 @@ extension TrustStore {
 /// The depth-first search of ``TrustStore/candidatePaths(leaf:pool:maximumLength:)``.
 private struct PathSearch {
     let anchors: [Certificate]
-    let pool: [Certificate]
     let maximumLength: Int
     var signatures = TrustStore.pathSearchSignatureBudget
     var found: [TrustStore.CandidatePath] = []
 
+    /// The pool's certificates by `X509_subject_name_hash`, so that each step looks only at those
+    /// whose subject can be the issuer (thousands of unrelated certificates stay cheap).
+    let poolBySubject: [UInt: [Certificate]]
+
     init(anchors: [Certificate], pool: [Certificate], maximumLength: Int) {
         self.anchors = anchors
-        self.pool = pool
+        self.poolBySubject = Dictionary(grouping: pool) { X509_subject_name_hash($0.x509) }
         self.maximumLength = maximumLength
     }
 
@@ -53,8 +56,12 @@ private struct PathSearch {
         for anchor in anchors where !exhausted && isIssuer(anchor, of: current) && !contains(path, anchor) {
             found.append(TrustStore.CandidatePath(intermediates: Array(path.dropFirst()), anchor: anchor))
         }
-        for candidate in pool where !exhausted && !contains(path, candidate) && !anchors.contains(where: { same($0, candidate) }) {
-            guard isIssuer(candidate, of: current) else { continue }
+        for candidate in poolBySubject[X509_issuer_name_hash(current.x509)] ?? [] {
+            guard !exhausted else { return }
+            // Anchors the peer also sent end paths above; a repeated certificate is skipped by `contains`.
+            guard !contains(path, candidate), !anchors.contains(where: { PathSearch.same($0, candidate) }),
+                isIssuer(candidate, of: current)
+            else { continue }
             extend(path + [candidate])
         }
     }
@@ -71,10 +78,10 @@ private struct PathSearch {
     }
 
     private func contains(_ path: [Certificate], _ certificate: Certificate) -> Bool {
-        path.contains { same($0, certificate) }
+        path.contains { PathSearch.same($0, certificate) }
     }
 
-    private func same(_ lhs: Certificate, _ rhs: Certificate) -> Bool {
+    private static func same(_ lhs: Certificate, _ rhs: Certificate) -> Bool {
         lhs.x509 == rhs.x509 || X509_cmp(lhs.x509, rhs.x509) == 0
     }
 }
