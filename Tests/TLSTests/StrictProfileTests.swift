@@ -65,6 +65,7 @@ let validProfileTable: [ProfileCase] = [
                 anchors: ["newRoot"]),
     // Anchors are trusted as a name and a key; X509_STRICT's checks apply to what the peer sent.
     ProfileCase("anchor with the flaws of real legacy roots", nil, ["validUnderLegacy", "caUnderLegacy"], anchors: ["legacyRoot"]),
+    ProfileCase("anchor whose AKI adds its own name and serial", nil, ["validUnderLegacyAKI", "caUnderLegacyAKI"], anchors: ["legacyAKIRoot"]),
     ProfileCase("inside a DNS name constraint", nil, ["validDNSConstrained", "caDNSConstrained"]) { $0.host = "www.allowed.test" },
     ProfileCase("shared test PKI chain", nil, chain: { [PKI.shared.leaf.certificate, PKI.shared.intermediate.certificate] },
                 anchors: ["pki.root"]) { $0.host = "localhost" },

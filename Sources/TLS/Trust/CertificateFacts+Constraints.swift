@@ -6,10 +6,7 @@ extension CertificateFacts {
     /// decoded structures are read only through the typed accessors of `COpenSSL/shim.h`.
     mutating func readConstraintExtensions(_ x509: OpaquePointer) {
         hasAuthorityKeyIdentifierExtension = CertificateFacts.extensionState(x509, NID_authority_key_identifier).present
-        if let authority = X509_get0_authority_key_id(x509), let subject = X509_get0_subject_key_id(x509) {
-            authorityKeyIdentifierIsSubjectKeyIdentifierOnly = ASN1_OCTET_STRING_cmp(authority, subject) == 0
-                && X509_get0_authority_issuer(x509) == nil && X509_get0_authority_serial(x509) == nil
-        }
+        namesItselfAsIssuer = X509_check_issued(x509, x509) == X509_V_OK
         extendedKeyUsageCritical = CertificateFacts.extensionState(x509, NID_ext_key_usage).critical
         (hasPolicyConstraints, policyConstraintsCritical) = CertificateFacts.extensionState(x509, NID_policy_constraints)
         (hasNameConstraints, nameConstraintsCritical) = CertificateFacts.extensionState(x509, NID_name_constraints)

@@ -72,8 +72,8 @@ package enum ProfileRules {
     }
 
     /// The Baseline Requirements' rules on extensions that OpenSSL does not read: the root's
-    /// (7.1.2.1: no extKeyUsage, an authorityKeyIdentifier only with its keyIdentifier, an RSA
-    /// modulus in whole bytes), nameConstraints with at least one subtree (7.1.2.5.2), and an
+    /// (7.1.2.1: no extKeyUsage, an authorityKeyIdentifier with its keyIdentifier naming the root
+    /// itself, an RSA modulus in whole bytes), nameConstraints with at least one subtree (7.1.2.5.2), and an
     /// authorityInfoAccess with at least one access description (7.1.2.7.7).
     static func webPKIStructure(_ chain: [CertificateFacts]) -> TrustFailure? {
         guard let anchor = chain.last, chain.count > 1 else { return nil }
@@ -81,9 +81,12 @@ package enum ProfileRules {
         if anchor.hasExtendedKeyUsage {
             return failure(.extendedKeyUsage, "the root has extKeyUsage (Baseline Requirements 7.1.2.1.2)", depth: anchorDepth)
         }
-        if anchor.hasAuthorityKeyIdentifierExtension
-            && (!anchor.hasAuthorityKeyIdentifier || !anchor.authorityKeyIdentifierIsSubjectKeyIdentifierOnly) {
-            let message = "the root's authorityKeyIdentifier is not its subjectKeyIdentifier alone (Baseline Requirements 7.1.2.1.3)"
+        // A root's AKI must carry keyIdentifier and name the root itself. Real roots (Go Daddy and
+        // Starfield Class 2, QuoVadis Root CA 2 and 3, Certigna) add their own name and serial:
+        // accepted, since they still name themselves.
+        if anchor.isSelfIssued && anchor.hasAuthorityKeyIdentifierExtension
+            && (!anchor.hasAuthorityKeyIdentifier || !anchor.namesItselfAsIssuer) {
+            let message = "the root's authorityKeyIdentifier lacks keyIdentifier or names another certificate (Baseline Requirements 7.1.2.1.3)"
             return failure(.keyIdentifiers, message, depth: anchorDepth)
         }
         if case .rsa(let bits) = anchor.key, bits % 8 != 0 {

@@ -33,8 +33,8 @@ public struct TrustProfile: Sendable, Hashable, CustomStringConvertible {
     /// present; on CAs a non-empty subject, a critical basicConstraints and a subjectKeyIdentifier;
     /// nameConstraints with at least one subtree; authorityInfoAccess, when present, decodable
     /// with at least one entry. On the anchor (which is otherwise trusted as a name and a key):
-    /// no extKeyUsage, an authorityKeyIdentifier (if any) that is exactly its subjectKeyIdentifier,
-    /// an RSA modulus in whole bytes. On the leaf: the required extended key usage present
+    /// no extKeyUsage, an authorityKeyIdentifier (if any) with a keyIdentifier and naming the root
+    /// itself (its SKI, and its own name and serial when given), an RSA modulus in whole bytes. On the leaf: the required extended key usage present
     /// explicitly and not critical (no missing extension, and no anyExtendedKeyUsage at all); not a
     /// CA; and for server certificates a subjectAltName (critical when the subject is empty), DNS
     /// names made of letters, digits and hyphens only, every CN a character-for-character copy of

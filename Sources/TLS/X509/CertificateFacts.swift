@@ -70,9 +70,10 @@ package struct CertificateFacts: Sendable, Hashable {
     /// authorityKeyIdentifier is present, with or without its keyIdentifier field
     /// (``hasAuthorityKeyIdentifier`` is the keyIdentifier field).
     package var hasAuthorityKeyIdentifierExtension = false
-    /// authorityKeyIdentifier has no authorityCertIssuer nor authorityCertSerialNumber, and its
-    /// keyIdentifier equals the subjectKeyIdentifier.
-    package var authorityKeyIdentifierIsSubjectKeyIdentifierOnly = false
+    /// The certificate names itself as its issuer, authorityKeyIdentifier included: each field
+    /// of that extension that is present (keyIdentifier, authorityCertIssuer, serial) matches the
+    /// certificate's own SKI, issuer and serial (`X509_check_issued(x, x)`).
+    package var namesItselfAsIssuer = false
     /// extendedKeyUsage is marked critical.
     package var extendedKeyUsageCritical = false
     /// nameConstraints is present.
