@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 import Testing
 @testable import TLS
@@ -6,7 +7,8 @@ import Testing
 ///
 /// Each case runs under the profile of its namespace (`webpki::` and `online::` under
 /// ``TrustProfile/webPKI``, every other under ``TrustProfile/rfc5280``), with its validation
-/// time, `max_chain_depth`, extended key usage and validation kind, expected peer name and CRLs.
+/// time, `max_chain_depth`, extended key usage and validation kind, expected peer name and CRLs;
+/// the suite's `key_usage` is checked on the leaf by the runner (``LimboSuite/missingKeyUsage(_:leaf:)``).
 /// A verdict that differs from the suite's and is not in ``LimboSuite/disagreements`` fails the
 /// test; so does an entry of that list that has become right (the list must shrink with it).
 @Suite struct LimboTests {
@@ -107,14 +109,30 @@ enum LimboSuite {
             let crls = try crlPEM.flatMap { pem throws(TLSError) in try CertificateRevocationList.crls(fromPEM: Array(pem.utf8)) }
             let store = try TrustStore(roots: .certificates(anchors), crls: crls)
             let result = store.evaluate(chain: [peer] + intermediates, policy: policy)
-            verdict = result.isTrusted ? "SUCCESS" : "FAILURE"
-            detail = "\(result)"
+            let keyUsage = missingKeyUsage(testCase.strings("key_usage"), leaf: peer)
+            verdict = result.isTrusted && keyUsage == nil ? "SUCCESS" : "FAILURE"
+            detail = keyUsage ?? "\(result)"
         } catch {
             // A client refuses what it cannot parse.
             verdict = "FAILURE"
             detail = "parse: \(error)"
         }
         return verdict == testCase.expected ? .right : .wrong("got \(verdict) under \(profile) (\(detail))")
+    }
+
+    /// The suite's `key_usage` (the bits the application requires of the leaf): ``TrustPolicy``
+    /// has no such requirement, so the runner reads the leaf's keyUsage itself. A leaf without
+    /// the extension allows every use (RFC 5280 section 4.2.1.3).
+    static func missingKeyUsage(_ required: [String], leaf: Certificate) -> String? {
+        let bits: [String: UInt32] = [
+            "digitalSignature": UInt32(KU_DIGITAL_SIGNATURE), "contentCommitment": UInt32(KU_NON_REPUDIATION),
+            "keyEncipherment": UInt32(KU_KEY_ENCIPHERMENT), "dataEncipherment": UInt32(KU_DATA_ENCIPHERMENT),
+            "keyAgreement": UInt32(KU_KEY_AGREEMENT), "keyCertSign": UInt32(KU_KEY_CERT_SIGN), "cRLSign": UInt32(KU_CRL_SIGN),
+        ]
+        guard !required.isEmpty, X509_get_extension_flags(leaf.x509) & UInt32(EXFLAG_KUSAGE) != 0 else { return nil }
+        let asserted = X509_get_key_usage(leaf.x509)
+        let missing = required.filter { name in bits[name].map { asserted & $0 == 0 } ?? true }
+        return missing.isEmpty ? nil : "the leaf's keyUsage lacks \(missing)"
     }
 
     /// `2024-01-01T00:00:00+00:00` (or `Z`) as Unix seconds.
