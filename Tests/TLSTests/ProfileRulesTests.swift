@@ -85,10 +85,18 @@ import Testing
         ("anchor with anything wrong", 2, { $0 = CertificateFacts() }, nil),
         ("IP SAN and its CN", 0, { $0.subjectAlternativeNames = [.ipAddress([10, 0, 0, 1])]; $0.commonNames = ["10.0.0.1"] }, nil),
         ("CN in another case", 0, { $0.commonNames = ["EXAMPLE.com"] }, .commonNameNotInSAN),
-        ("IP SAN and its CN uncompressed", 0, { $0.subjectAlternativeNames = [.ipAddress([0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [1])]; $0.commonNames = ["2001:db8:0:0:0:0:0:1"] }, .commonNameNotInSAN),
+        ("IP SAN and its CN uncompressed", 0, {
+            $0.subjectAlternativeNames = [.ipAddress([0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [1])]
+            $0.commonNames = ["2001:db8:0:0:0:0:0:1"]
+        }, .commonNameNotInSAN),
         ("critical EKU on the leaf is judged before the chain", 0, { $0.extendedKeyUsageCritical = true }, nil),
         ("EKU on the root", 2, { $0.hasExtendedKeyUsage = true }, .extendedKeyUsage),
-        ("root AKI without keyIdentifier", 2, { $0.isSelfIssued = true; $0.namesItselfAsIssuer = true; $0.hasAuthorityKeyIdentifierExtension = true; $0.hasAuthorityKeyIdentifier = false }, .keyIdentifiers),
+        ("root AKI without keyIdentifier", 2, {
+            $0.isSelfIssued = true
+            $0.namesItselfAsIssuer = true
+            $0.hasAuthorityKeyIdentifierExtension = true
+            $0.hasAuthorityKeyIdentifier = false
+        }, .keyIdentifiers),
         ("root AKI naming another certificate", 2, { $0.isSelfIssued = true; $0.hasAuthorityKeyIdentifierExtension = true }, .keyIdentifiers),
         ("root AKI naming itself", 2, { $0.isSelfIssued = true; $0.namesItselfAsIssuer = true; $0.hasAuthorityKeyIdentifierExtension = true }, nil),
         ("root RSA 2052", 2, { $0.key = .rsa(bits: 2052) }, .unsupportedKey),
@@ -111,7 +119,9 @@ import Testing
     /// ``ProfileRules/rfc5280Chain(_:)``: one row per RFC 5280 rule, leaf, CA and anchor at depths 0, 1 and 2.
     @Test(arguments: [
         ("a good chain", 0, { @Sendable (_: inout CertificateFacts) in }, nil),
-        ("underscore without a name constraint", 0, { @Sendable (facts: inout CertificateFacts) in facts.subjectAlternativeNames = [.dnsName("a_b.example.com")] }, nil),
+        ("underscore without a name constraint", 0, { @Sendable (facts: inout CertificateFacts) in
+            facts.subjectAlternativeNames = [.dnsName("a_b.example.com")]
+        }, nil),
         ("zero serial", 0, { $0.serialIsZero = true }, .invalidSerialNumber),
         ("serial of 21 octets on the anchor", 2, { $0.serialOctets = 21 }, nil),
         ("no AKI on the leaf", 0, { $0.hasAuthorityKeyIdentifier = false }, .keyIdentifiers),
