@@ -146,4 +146,26 @@ static inline const ASN1_OCTET_STRING *lariat_GENERAL_NAME_get0_iPAddress(const 
     return name->type == GEN_IPADD ? name->d.iPAddress : NULL;
 }
 
+// MARK: Name constraints and authorityInfoAccess (issue 18 part 4, profile rules)
+// X509_get_ext_d2i returns `void *`; these name the type OpenSSL documents for each NID.
+
+static inline NAME_CONSTRAINTS *lariat_X509_get_name_constraints(const X509 *cert) {
+    return (NAME_CONSTRAINTS *)X509_get_ext_d2i(cert, NID_name_constraints, NULL, NULL);
+}
+/// The number of permitted (excluded == 0) or excluded subtrees; -1 when the field is absent.
+static inline int lariat_NAME_CONSTRAINTS_count(const NAME_CONSTRAINTS *nc, int excluded) {
+    STACK_OF(GENERAL_SUBTREE) *subtrees = excluded ? nc->excludedSubtrees : nc->permittedSubtrees;
+    return subtrees ? sk_GENERAL_SUBTREE_num(subtrees) : -1;
+}
+/// The base GeneralName of one subtree.
+static inline const GENERAL_NAME *lariat_NAME_CONSTRAINTS_base(const NAME_CONSTRAINTS *nc, int excluded, int index) {
+    STACK_OF(GENERAL_SUBTREE) *subtrees = excluded ? nc->excludedSubtrees : nc->permittedSubtrees;
+    GENERAL_SUBTREE *subtree = subtrees ? sk_GENERAL_SUBTREE_value(subtrees, index) : NULL;
+    return subtree ? subtree->base : NULL;
+}
+static inline AUTHORITY_INFO_ACCESS *lariat_X509_get_info_access(const X509 *cert) {
+    return (AUTHORITY_INFO_ACCESS *)X509_get_ext_d2i(cert, NID_info_access, NULL, NULL);
+}
+static inline int lariat_AUTHORITY_INFO_ACCESS_count(const AUTHORITY_INFO_ACCESS *aia) { return sk_ACCESS_DESCRIPTION_num(aia); }
+
 #endif

@@ -98,6 +98,8 @@ extension HTTPSLab {
         try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: true)
         try "".write(toFile: database + "/index.txt", atomically: true, encoding: .utf8)
         try "1000\n".write(toFile: database + "/serial", atomically: true, encoding: .utf8)
+        // RFC 5280 section 5.2.3: a CRL carries cRLNumber (a CRL without it is refused).
+        try "1000\n".write(toFile: database + "/crlnumber", atomically: true, encoding: .utf8)
         let configuration = """
             [ ca ]
             default_ca = lab
@@ -105,6 +107,7 @@ extension HTTPSLab {
             database = \(database)/index.txt
             new_certs_dir = \(database)
             serial = \(database)/serial
+            crlnumber = \(database)/crlnumber
             certificate = \(path(name + ".pem"))
             private_key = \(path(name + ".key"))
             default_md = sha256

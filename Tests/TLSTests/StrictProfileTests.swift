@@ -65,6 +65,7 @@ let validProfileTable: [ProfileCase] = [
                 anchors: ["newRoot"]),
     // Anchors are trusted as a name and a key; X509_STRICT's checks apply to what the peer sent.
     ProfileCase("anchor with the flaws of real legacy roots", nil, ["validUnderLegacy", "caUnderLegacy"], anchors: ["legacyRoot"]),
+    ProfileCase("anchor whose AKI adds its own name and serial", nil, ["validUnderLegacyAKI", "caUnderLegacyAKI"], anchors: ["legacyAKIRoot"]),
     ProfileCase("inside a DNS name constraint", nil, ["validDNSConstrained", "caDNSConstrained"]) { $0.host = "www.allowed.test" },
     ProfileCase("shared test PKI chain", nil, chain: { [PKI.shared.leaf.certificate, PKI.shared.intermediate.certificate] },
                 anchors: ["pki.root"]) { $0.host = "localhost" },
@@ -76,9 +77,6 @@ let validProfileTable: [ProfileCase] = [
     ProfileCase("rfc5280: CN outside the SAN", nil, ["cnNotInSAN", "ca"], rfc5280),
     ProfileCase("rfc5280: underscore in a DNS name", nil, ["underscore", "ca"], rfc5280),
     ProfileCase("rfc5280: CA certificate as leaf", nil, ["caLeaf", "ca"], rfc5280),
-    ProfileCase("rfc5280: negative serial", nil, ["negativeSerial", "ca"], rfc5280),
-    ProfileCase("rfc5280: no authorityKeyIdentifier", nil, ["noAKI", "ca"], rfc5280),
-    ProfileCase("rfc5280: CA basicConstraints not critical", nil, ["underBasicNotCritical", "caBasicNotCritical"], rfc5280),
 ]
 
 /// One row per rule, each with the reason it must give.
@@ -91,6 +89,10 @@ let refusedProfileTable: [ProfileCase] = [
     ProfileCase("server leaf where clientAuth is required", .extendedKeyUsage, ["valid", "ca"]) { $0.requiredUsage = .clientAuth },
     ProfileCase("CA certificate as leaf", .caCertificateAsLeaf, ["caLeaf", "ca"]),
     ProfileCase("CA basicConstraints not critical", .basicConstraints, ["underBasicNotCritical", "caBasicNotCritical"]),
+    // RFC 5280's own MUSTs hold under rfc5280 too (trusted there before x509-limbo's rfc5280 cases).
+    ProfileCase("rfc5280: negative serial", .invalidSerialNumber, ["negativeSerial", "ca"], rfc5280),
+    ProfileCase("rfc5280: no authorityKeyIdentifier", .keyIdentifiers, ["noAKI", "ca"], rfc5280),
+    ProfileCase("rfc5280: CA basicConstraints not critical", .basicConstraints, ["underBasicNotCritical", "caBasicNotCritical"], rfc5280),
     ProfileCase("issuer with cA: FALSE", .basicConstraints, ["underNotCA", "caNotCA"]),
     ProfileCase("rfc5280: issuer with cA: FALSE", .basicConstraints, ["underNotCA", "caNotCA"], rfc5280),
     ProfileCase("issuer without keyCertSign", .keyUsage, ["underNoCertSign", "caNoCertSign"]),

@@ -56,10 +56,9 @@ package enum DNSNameSyntax {
         return !base.contains(".") || publicSuffixes.contains(base)
     }
 
-    /// The multi-label public suffixes the wildcard rule knows: the second-level registries of the
-    /// largest country-code domains (`co.uk`, `com.au`, `co.jp`, `com.br`, `com.cn`, ...) and the
-    /// best-known shared hosting domains in the Public Suffix List's private section
-    /// (`github.io`, `herokuapp.com`, `appspot.com`, `blogspot.com`, `cloudfront.net`, ...).
+    /// The multi-label public suffixes the wildcard rule knows, all from the Public Suffix List's
+    /// ICANN section: the second-level registries of the largest country-code domains (`co.uk`,
+    /// `com.au`, `co.jp`, `com.br`, `com.cn`, ...). The private section is ``privateSuffixes``.
     package static let publicSuffixes: Set<String> = [
         // United Kingdom, Australia, New Zealand, South Africa, India
         "co.uk", "org.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk", "ac.uk", "gov.uk", "nhs.uk", "police.uk",
@@ -79,9 +78,24 @@ package enum DNSNameSyntax {
         "com.tr", "net.tr", "org.tr", "gov.tr", "edu.tr", "co.il", "org.il", "ac.il", "gov.il",
         "com.ua", "net.ua", "org.ua", "com.pl", "net.pl", "org.pl", "co.at", "or.at", "ac.at", "gv.at",
         "com.ru", "net.ru", "org.ru", "com.es", "org.es", "com.gr", "com.pt",
-        // Shared hosting (the Public Suffix List's private section)
+    ]
+
+    /// The Public Suffix List's private section (registrations run by companies: `github.io`,
+    /// `s3.amazonaws.com`, ...), its best-known entries. A certificate may carry a wildcard on
+    /// one of these (browsers read only the ICANN section when judging wildcards, and Amazon's
+    /// own certificate for `s3.amazonaws.com` has `*.s3.amazonaws.com`), but under
+    /// ``TrustProfile/webPKI`` such a wildcard never identifies a host: `x.github.io` must be
+    /// named exactly (see ``isWildcardOnPrivateSuffix(_:)``).
+    package static let privateSuffixes: Set<String> = [
         "github.io", "gitlab.io", "herokuapp.com", "appspot.com", "blogspot.com", "cloudfront.net",
         "azurewebsites.net", "cloudapp.net", "netlify.app", "vercel.app", "pages.dev", "workers.dev",
         "firebaseapp.com", "web.app", "s3.amazonaws.com", "elasticbeanstalk.com", "fly.dev", "glitch.me",
     ]
+
+    /// Whether `name` is a wildcard whose base is in ``privateSuffixes``.
+    ///
+    /// - Parameter name: a dNSName.
+    package static func isWildcardOnPrivateSuffix(_ name: String) -> Bool {
+        name.hasPrefix("*.") && privateSuffixes.contains(name.dropFirst(2).lowercased())
+    }
 }

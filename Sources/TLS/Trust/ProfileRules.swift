@@ -16,6 +16,9 @@ package enum ProfileRules {
         if !leaf.hasExtendedKeyUsage {
             return failure(.extendedKeyUsage, "the leaf has no extendedKeyUsage; \(usage) must be listed", depth: 0)
         }
+        if leaf.extendedKeyUsageCritical {
+            return failure(.extendedKeyUsage, "the leaf's extendedKeyUsage is critical (Baseline Requirements 7.1.2.7.6)", depth: 0)
+        }
         if leaf.listsAnyExtendedKeyUsage {
             return failure(.extendedKeyUsage, "the leaf lists anyExtendedKeyUsage (Baseline Requirements 7.1.2.7.10)", depth: 0)
         }
@@ -31,7 +34,8 @@ package enum ProfileRules {
     /// - Parameters:
     ///   - chain: the verified chain's facts, leaf first, anchor last.
     ///   - usage: the extended key usage required (server-certificate rules apply to `serverAuth`).
-    package static func webPKIChain(_ chain: [CertificateFacts], usage: ExtendedKeyUsage) -> TrustFailure? {
+    ///   - host: the host being verified, if any (a wildcard on a private registry's suffix does not identify it).
+    package static func webPKIChain(_ chain: [CertificateFacts], usage: ExtendedKeyUsage, host: String? = nil) -> TrustFailure? {
         for depth in chain.indices.dropLast() {
             let facts = chain[depth]
             if let failure = serial(facts, depth: depth) ?? key(facts, depth: depth)
@@ -49,8 +53,57 @@ package enum ProfileRules {
                 return failure(.keyIdentifiers, "a CA without subjectKeyIdentifier (RFC 5280 section 4.2.1.2)", depth: depth)
             }
         }
+        if let failure = webPKIStructure(chain) ?? constrainedNames(chain) { return failure }
         guard usage == .serverAuth, let leaf = chain.first else { return nil }
-        return serverNames(leaf)
+        return serverNames(leaf) ?? host.flatMap { privateWildcardOnly(leaf, host: $0) }
+    }
+
+    /// A host that only a wildcard on a private registry's suffix (`*.github.io`) matches is not identified by it.
+    static func privateWildcardOnly(_ leaf: CertificateFacts, host: String) -> TrustFailure? {
+        let names = leaf.subjectAlternativeNames
+        let others = names.filter { name in
+            if case .dnsName(let dns) = name { return !DNSNameSyntax.isWildcardOnPrivateSuffix(dns) }
+            return true
+        }
+        guard others.count < names.count, !HostnameMatcher.matches(host: host, subjectAlternativeNames: others),
+            HostnameMatcher.matches(host: host, subjectAlternativeNames: names)
+        else { return nil }
+        return failure(.wildcardOnPublicSuffix, "only a wildcard on a private registry's suffix matches \(host)", depth: 0)
+    }
+
+    /// The Baseline Requirements' rules on extensions that OpenSSL does not read: the root's
+    /// (7.1.2.1: no extKeyUsage, an authorityKeyIdentifier with its keyIdentifier naming the root
+    /// itself, an RSA modulus in whole bytes), nameConstraints with at least one subtree (7.1.2.5.2), and an
+    /// authorityInfoAccess with at least one access description (7.1.2.7.7).
+    static func webPKIStructure(_ chain: [CertificateFacts]) -> TrustFailure? {
+        guard let anchor = chain.last, chain.count > 1 else { return nil }
+        let anchorDepth = chain.count - 1
+        if anchor.hasExtendedKeyUsage {
+            return failure(.extendedKeyUsage, "the root has extKeyUsage (Baseline Requirements 7.1.2.1.2)", depth: anchorDepth)
+        }
+        // A root's AKI must carry keyIdentifier and name the root itself. Real roots (Go Daddy and
+        // Starfield Class 2, QuoVadis Root CA 2 and 3, Certigna) add their own name and serial:
+        // accepted, since they still name themselves.
+        if anchor.isSelfIssued && anchor.hasAuthorityKeyIdentifierExtension
+            && (!anchor.hasAuthorityKeyIdentifier || !anchor.namesItselfAsIssuer) {
+            let message = "the root's authorityKeyIdentifier lacks keyIdentifier or names another certificate (Baseline Requirements 7.1.2.1.3)"
+            return failure(.keyIdentifiers, message, depth: anchorDepth)
+        }
+        if case .rsa(let bits) = anchor.key, bits % 8 != 0 {
+            return failure(.unsupportedKey, "the root's RSA modulus of \(bits) bits is not a multiple of 8", depth: anchorDepth)
+        }
+        for (depth, facts) in chain.enumerated() {
+            if depth > 0 && facts.subjectIsEmpty {
+                return failure(.basicConstraints, "a CA with an empty subject (RFC 5280 section 4.1.2.6)", depth: depth)
+            }
+            if facts.hasNameConstraints && facts.nameConstraintsEmpty {
+                return failure(.nameConstraintViolation, "nameConstraints with no subtree (Baseline Requirements 7.1.2.5.2)", depth: depth)
+            }
+            if depth < anchorDepth && facts.authorityInfoAccessMalformed {
+                return failure(.other, "malformed authorityInfoAccess (Baseline Requirements 7.1.2.7.7)", depth: depth)
+            }
+        }
+        return nil
     }
 
     /// RFC 5280 section 4.1.2.2: a positive integer of at most 20 octets.
@@ -133,23 +186,22 @@ package enum ProfileRules {
                 if DNSNameSyntax.isWildcardOnPublicSuffix(dns) {
                     return failure(.wildcardOnPublicSuffix, "wildcard \(dns) covers a public suffix", depth: 0)
                 }
-                dnsNames.append(dns.lowercased())
+                dnsNames.append(dns)
             case .ipAddress(let bytes):
                 if let address = IPAddress(bytes: bytes) { addresses.append(address.description) }
             default:
                 continue
             }
         }
-        for commonName in leaf.commonNames where !dnsNames.contains(commonName.lowercased()) {
-            let asAddress = IPAddress(commonName)?.description
-            if asAddress == nil || !addresses.contains(asAddress!) {
-                return failure(.commonNameNotInSAN, "CN \"\(commonName)\" is not among the subjectAltName entries", depth: 0)
-            }
+        // Baseline Requirements 7.1.4.3: a character-for-character copy of a dNSName, or an IP
+        // address in its canonical text (dotted decimal, RFC 5952). Identity is never read from it.
+        for commonName in leaf.commonNames where !dnsNames.contains(commonName) && !addresses.contains(commonName) {
+            return failure(.commonNameNotInSAN, "CN \"\(commonName)\" is not a copy of a subjectAltName entry", depth: 0)
         }
         return nil
     }
 
-    private static func failure(_ reason: TrustFailure.Reason, _ message: String, depth: Int) -> TrustFailure {
+    static func failure(_ reason: TrustFailure.Reason, _ message: String, depth: Int) -> TrustFailure {
         TrustFailure(reason: reason, message: message, depth: depth)
     }
 }

@@ -20,8 +20,11 @@ public struct TrustPolicy: Sendable, Hashable {
     public var crlCheck: CRLCheck
 
     /// Accept a chain that ends at any anchor in the store, even one that is not self-signed
-    /// (`X509_V_FLAG_PARTIAL_CHAIN`). Needed when a pinned leaf or intermediate is the anchor.
-    /// `false` by default.
+    /// (`X509_V_FLAG_PARTIAL_CHAIN`), on OpenSSL's first path. Needed when a pinned leaf is the
+    /// anchor. `false` by default. When OpenSSL's first path fails, the path search of
+    /// ``TrustStore/evaluate(chain:policy:)`` ends a path at any certificate of the store that
+    /// issued the one below it, self-signed or not (as Go and rustls-webpki do): a trusted
+    /// intermediate is an anchor either way.
     public var allowPartialChain: Bool
 
     /// The time to verify at, in seconds since the Unix epoch; `nil` (the default) means now.

@@ -12,7 +12,12 @@ extension TrustStore {
     ///    `ssl_client`, security level, path length, name constraints, depth, CRLs as asked,
     ///    `X509_V_FLAG_X509_STRICT` under ``TrustProfile/webPKI``, and the host through
     ///    `X509_VERIFY_PARAM_set1_host`/`set1_ip` with `NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT`;
-    /// 4. under ``TrustProfile/webPKI``, the rules of ``ProfileRules`` on the chain built;
+    /// 4. the rules of the profile on the chain built (``ProfileRules/webPKIChain(_:usage:host:)``
+    ///    or ``ProfileRules/rfc5280Chain(_:)``), a CRL used without cRLNumber, and the depth limit
+    ///    without self-issued intermediates; when 3 or 4 fails (except on identity), every other
+    ///    path from the leaf to an anchor through the certificates supplied, found by name and
+    ///    signature within 100 signature checks, is verified the same way until one passes
+    ///    (``candidatePaths(leaf:pool:maximumLength:)``);
     /// 5. the host again, independently, with ``HostnameMatcher``, compared with OpenSSL's
     ///    `X509_check_host`/`X509_check_ip`: a disagreement is a ``TrustFailure/Reason/hostnameMismatch``.
     ///
@@ -46,20 +51,61 @@ extension TrustStore {
             }
         }
         run = retryingOtherIssuers(after: run, leaf: leaf, pool: Array(chain.dropFirst()), policy: policy, identity: identity)
-        let (verified, code, depth, builtChain) = (run.verified, run.code, run.depth, run.chain)
-
-        var failure: TrustFailure? = nil
-        if !verified {
-            failure = code == X509_V_OK
-                ? TrustFailure(reason: .other, message: "X509_verify_cert failed without a code")
-                : TrustStore.refined(TrustFailure.fromVerifyCode(code, depth: depth), chain: builtChain)
-        } else if policy.profile == .webPKI {
-            failure = ProfileRules.webPKIChain(builtChain.map(CertificateFacts.init), usage: policy.requiredUsage)
+        var failure = judged(run, policy: policy)
+        if failure != nil, !TrustStore.identityCodes.contains(run.code) {
+            // Another path may succeed where OpenSSL's first choice failed (see candidatePaths).
+            let limit = policy.maximumChainDepth + chain.dropFirst().filter { CertificateFacts.selfIssued($0) }.count
+            for path in candidatePaths(leaf: leaf, pool: Array(chain.dropFirst()), maximumLength: limit) {
+                let candidate = verify(leaf: leaf, intermediates: path.intermediates[...], policy: policy, identity: identity, anchor: path.anchor)
+                guard candidate.verified, judged(candidate, policy: policy) == nil else { continue }
+                (run, failure) = (candidate, nil)
+                break
+            }
         }
+        let builtChain = run.chain
         if let identity, failure == nil || failure?.reason == .hostnameMismatch {
             failure = identity.crossCheck(leaf: leaf) ?? failure
         }
-        return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: verified ? 0 : code)
+        return TrustResult(failure: failure, verifiedChain: builtChain, openSSLCode: run.verified ? 0 : run.code)
+    }
+
+    /// RFC 5280 section 5.2.3: a CRL issuer MUST include the cRLNumber extension. A CRL that
+    /// OpenSSL used for a certificate of `chain` (one issued by that certificate's issuer)
+    /// without it makes the revocation status unknown.
+    private func crlNumbers(_ chain: [Certificate], policy: TrustPolicy) -> TrustFailure? {
+        guard policy.crlCheck != .none, chain.count > 1 else { return nil }
+        let checked = policy.crlCheck == .leaf ? 1 : chain.count - 1
+        for depth in 0..<checked {
+            let issuer = X509_get_subject_name(chain[depth + 1].x509)
+            for crl in crls where X509_NAME_cmp(X509_CRL_get_issuer(crl.crl), issuer) == 0 {
+                guard X509_CRL_get_ext_by_NID(crl.crl, NID_crl_number, -1) < 0 else { continue }
+                return TrustFailure(reason: .revocationUnknown, message: "a CRL without cRLNumber (RFC 5280 section 5.2.3)", depth: depth)
+            }
+        }
+        return nil
+    }
+
+    /// The identity codes: no other path changes the leaf's names.
+    static let identityCodes: Set<Int32> = [X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH, X509_V_ERR_EMAIL_MISMATCH]
+
+    /// The verdict on one OpenSSL run: its failure, else the profile's rules on the chain built,
+    /// else the depth limit counted as RFC 5280 counts path length (self-issued intermediates
+    /// are not counted, section 4.2.1.9).
+    private func judged(_ run: OpenSSLRun, policy: TrustPolicy) -> TrustFailure? {
+        guard run.verified else {
+            return run.code == X509_V_OK
+                ? TrustFailure(reason: .other, message: "X509_verify_cert failed without a code")
+                : TrustStore.refined(TrustFailure.fromVerifyCode(run.code, depth: run.depth), chain: run.chain)
+        }
+        if let failure = crlNumbers(run.chain, policy: policy) { return failure }
+        let facts = run.chain.map(CertificateFacts.init)
+        let counted = facts.dropFirst().dropLast().filter { !$0.isSelfIssued }.count
+        if counted > policy.maximumChainDepth {
+            let message = "\(counted) intermediates, more than \(policy.maximumChainDepth)"
+            return TrustFailure(reason: .chainTooLong, code: X509_V_ERR_CERT_CHAIN_TOO_LONG, message: message, depth: facts.count - 1)
+        }
+        return policy.profile == .webPKI
+            ? ProfileRules.webPKIChain(facts, usage: policy.requiredUsage, host: policy.host) : ProfileRules.rfc5280Chain(facts)
     }
 
     /// How many times a certificate the peer supplied is set aside after a signature failure
@@ -99,32 +145,41 @@ extension TrustStore {
         let chain: [Certificate]
     }
 
-    /// Runs `X509_verify_cert` on `leaf` with `intermediates` as the untrusted pool.
-    private func verify(leaf: Certificate, intermediates: ArraySlice<Certificate>, policy: TrustPolicy, identity: HostIdentity?) -> OpenSSLRun {
+    /// Runs `X509_verify_cert` on `leaf` with `intermediates` as the untrusted pool; with
+    /// `anchor`, against a store holding only that anchor (and the CRLs), which ends the path
+    /// even when it is not self-signed.
+    private func verify(
+        leaf: Certificate, intermediates: ArraySlice<Certificate>, policy: TrustPolicy, identity: HostIdentity?, anchor: Certificate? = nil
+    ) -> OpenSSLRun {
         guard let untrusted = lariat_sk_X509_new_null(), let context = X509_STORE_CTX_new() else {
             preconditionFailure("allocation failed in chain evaluation")
         }
+        let singleAnchor = anchor.flatMap { TrustStore.store(anchor: $0, crls: crls) }
         defer {
             X509_STORE_CTX_free(context)
             lariat_sk_X509_pop_free(untrusted)
+            if let singleAnchor { X509_STORE_free(singleAnchor) }
         }
         for certificate in intermediates { _ = lariat_sk_X509_push_up_ref(untrusted, certificate.x509) }
-        guard X509_STORE_CTX_init(context, store, leaf.x509, untrusted) == 1,
+        guard X509_STORE_CTX_init(context, singleAnchor ?? store, leaf.x509, untrusted) == 1,
             X509_STORE_CTX_set_default(context, policy.requiredUsage.openSSLPurpose) == 1,
             let parameters = X509_STORE_CTX_get0_param(context)
         else { preconditionFailure("X509_STORE_CTX setup failed: \(OpenSSLError.drain())") }
 
         X509_VERIFY_PARAM_set_auth_level(parameters, Int32(policy.securityLevel))
-        X509_VERIFY_PARAM_set_depth(parameters, Int32(max(0, policy.maximumChainDepth)))
+        // Self-issued intermediates do not count (RFC 5280 section 4.2.1.9); `judged` counts the others.
+        let selfIssued = intermediates.filter { CertificateFacts.selfIssued($0) }.count
+        X509_VERIFY_PARAM_set_depth(parameters, Int32(max(0, policy.maximumChainDepth) + selfIssued))
         var flags = UInt(0)
         if policy.crlCheck == .leaf { flags |= UInt(X509_V_FLAG_CRL_CHECK) }
         if policy.crlCheck == .fullChain { flags |= UInt(X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL) }
-        if policy.allowPartialChain { flags |= UInt(X509_V_FLAG_PARTIAL_CHAIN) }
+        if policy.allowPartialChain || anchor.map({ !$0.isSelfSigned }) == true { flags |= UInt(X509_V_FLAG_PARTIAL_CHAIN) }
         if policy.profile == .webPKI { flags |= UInt(X509_V_FLAG_X509_STRICT) }
         X509_VERIFY_PARAM_set_flags(parameters, flags)
         if let time = policy.verificationTime { X509_VERIFY_PARAM_set_time(parameters, time_t(time)) }
         X509_STORE_CTX_set_verify_cb(context) { ok, context in
-            TrustStore.notAfterInclusive(ok, context) == 1 ? 1 : TrustStore.anchorExempt(ok, context)
+            TrustStore.notAfterInclusive(ok, context) == 1 || TrustStore.leafPurposeUnderRFC5280(ok, context) == 1
+                ? 1 : TrustStore.anchorExempt(ok, context)
         }
 
         identity?.configure(parameters)
@@ -159,6 +214,29 @@ extension TrustStore {
         guard depth == lariat_sk_X509_num(chain) - 1, depth >= X509_STORE_CTX_get_num_untrusted(context) else { return ok }
         X509_STORE_CTX_set_error(context, X509_V_OK)
         return 1
+    }
+
+    /// Under ``TrustProfile/rfc5280`` (the only profile without `X509_V_FLAG_X509_STRICT`), the
+    /// leaf's keyUsage is not checked against the TLS purpose: RFC 5280 path validation does not
+    /// read the leaf's keyUsage, nor do Go and rustls-webpki, and a CA certificate in leaf
+    /// position is valid (x509-limbo `rfc5280::ca-as-leaf`). The leaf's extendedKeyUsage was
+    /// checked before OpenSSL ran (``ProfileRules/leafUse(_:usage:profile:)``).
+    private static func leafPurposeUnderRFC5280(_ ok: Int32, _ context: OpaquePointer?) -> Int32 {
+        guard ok == 0, let context, X509_STORE_CTX_get_error(context) == X509_V_ERR_INVALID_PURPOSE,
+            X509_STORE_CTX_get_error_depth(context) == 0, let parameters = X509_STORE_CTX_get0_param(context),
+            X509_VERIFY_PARAM_get_flags(parameters) & UInt(X509_V_FLAG_X509_STRICT) == 0
+        else { return ok }
+        X509_STORE_CTX_set_error(context, X509_V_OK)
+        return 1
+    }
+
+    /// A store holding `anchor` and `crls` only.
+    private static func store(anchor: Certificate, crls: [CertificateRevocationList]) -> OpaquePointer? {
+        guard let store = X509_STORE_new() else { return nil }
+        _ = X509_STORE_add_cert(store, anchor.x509)
+        for crl in crls { _ = X509_STORE_add_crl(store, crl.crl) }
+        _ = OpenSSLError.drain()
+        return store
     }
 
     /// The codes only `X509_V_FLAG_X509_STRICT` raises, about a certificate's own encoding.

@@ -63,6 +63,37 @@ package struct CertificateFacts: Sendable, Hashable {
     package var signatureFamily: SignatureFamily = .other("unknown")
     /// The signature's digest (`SHA256`, `SHA1`, ...), empty when the algorithm has none.
     package var signatureDigest = ""
+    /// Subject and issuer are the same name (a self-issued certificate, RFC 5280 section 6.1).
+    package var isSelfIssued = false
+    /// The signature verifies under the certificate's own key (as well as being self-issued).
+    package var isSelfSigned = false
+    /// authorityKeyIdentifier is present, with or without its keyIdentifier field
+    /// (``hasAuthorityKeyIdentifier`` is the keyIdentifier field).
+    package var hasAuthorityKeyIdentifierExtension = false
+    /// The certificate names itself as its issuer, authorityKeyIdentifier included: each field
+    /// of that extension that is present (keyIdentifier, authorityCertIssuer, serial) matches the
+    /// certificate's own SKI, issuer and serial (`X509_check_issued(x, x)`).
+    package var namesItselfAsIssuer = false
+    /// extendedKeyUsage is marked critical.
+    package var extendedKeyUsageCritical = false
+    /// nameConstraints is present.
+    package var hasNameConstraints = false
+    /// nameConstraints is marked critical.
+    package var nameConstraintsCritical = false
+    /// nameConstraints has neither a permitted nor an excluded subtree (or does not decode).
+    package var nameConstraintsEmpty = false
+    /// The permitted subtrees' base names, in order.
+    package var permittedSubtrees: [SubjectAlternativeName] = []
+    /// The excluded subtrees' base names, in order.
+    package var excludedSubtrees: [SubjectAlternativeName] = []
+    /// policyConstraints is present.
+    package var hasPolicyConstraints = false
+    /// policyConstraints is marked critical.
+    package var policyConstraintsCritical = false
+    /// authorityInfoAccess is present.
+    package var hasAuthorityInfoAccess = false
+    /// authorityInfoAccess is present but does not decode to one or more access descriptions.
+    package var authorityInfoAccessMalformed = false
 
     /// Facts with every flag at its zero value, for tests to fill in.
     package init() {}
@@ -94,6 +125,9 @@ package struct CertificateFacts: Sendable, Hashable {
         readSerial(x509)
         key = CertificateFacts.key(X509_get0_pubkey(x509))
         readSignature(x509)
+        isSelfIssued = X509_NAME_cmp(X509_get_issuer_name(x509), subject) == 0
+        isSelfSigned = certificate.isSelfSigned
+        readConstraintExtensions(x509)
         _ = OpenSSLError.drain()
     }
 

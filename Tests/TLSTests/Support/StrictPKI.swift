@@ -82,6 +82,9 @@ final class StrictPKI: Sendable {
         // A root like Go Daddy Class 2: basicConstraints not critical, no keyUsage, no authorityKeyIdentifier.
         try mint("legacyRoot", "/CN=Strict Legacy Root", by: nil, "basicConstraints=CA:TRUE\nauthorityKeyIdentifier=none\n")
         try mint("caUnderLegacy", "/CN=Strict CA legacy", by: "legacyRoot", ca)
+        // A root like Go Daddy and Starfield Class 2 or QuoVadis Root CA 2: its AKI adds its own name and serial.
+        try mint("legacyAKIRoot", "/CN=Strict Legacy AKI Root", by: nil, "basicConstraints=CA:TRUE\nauthorityKeyIdentifier=keyid:always,issuer:always\n")
+        try mint("caUnderLegacyAKI", "/CN=Strict CA legacy AKI", by: "legacyAKIRoot", ca)
         // Cross-signing: newRoot exists self-signed and cross-signed by root, with one key.
         try mint("newRoot", "/CN=Strict New Root", by: nil, ca)
         try mint("newRootCross", "/CN=Strict New Root", by: "root", ca, keyFrom: "newRoot")
@@ -106,6 +109,7 @@ final class StrictPKI: Sendable {
         try mint("validUnderNewRoot", by: "caUnderNewRoot", StrictPKI.leaf())
         try mint("validDNSConstrained", "/CN=www.allowed.test", by: "caDNSConstrained", StrictPKI.leaf("DNS:www.allowed.test"), keyFrom: "valid")
         try mint("validUnderLegacy", by: "caUnderLegacy", StrictPKI.leaf())
+        try mint("validUnderLegacyAKI", by: "caUnderLegacyAKI", StrictPKI.leaf())
         try mint("leafOfLoop", by: "loopA", StrictPKI.leaf())
 
         // One defect each.
