@@ -16,6 +16,28 @@ enum OpenSSLAccessors {
         return Array(UnsafeBufferPointer(start: data, count: length))
     }
 
+    // MARK: GENERAL_NAME
+
+    /// One GeneralName (RFC 5280 section 4.2.1.6), read by its kind through the typed accessors
+    /// of COpenSSL/shim.h: dNSName, rfc822Name and uniformResourceIdentifier as IA5String text,
+    /// iPAddress as octets; otherName, x400Address, directoryName, ediPartyName and registeredID
+    /// carry payloads that are not strings and are never touched, only their tag is kept.
+    /// Used for subjectAltName entries and name-constraint subtrees alike.
+    static func generalName(_ name: UnsafePointer<GENERAL_NAME>) -> SubjectAlternativeName {
+        let kind = lariat_GENERAL_NAME_kind(name)
+        switch kind {
+        case GEN_DNS, GEN_EMAIL, GEN_URI:
+            guard let string = lariat_GENERAL_NAME_get0_ia5(name) else { return .other(tag: kind) }
+            let text = String(decoding: bytes(of: string), as: UTF8.self)
+            return kind == GEN_DNS ? .dnsName(text) : kind == GEN_EMAIL ? .email(text) : .uri(text)
+        case GEN_IPADD:
+            guard let octets = lariat_GENERAL_NAME_get0_iPAddress(name) else { return .other(tag: kind) }
+            return .ipAddress(bytes(of: octets))
+        default:
+            return .other(tag: kind)
+        }
+    }
+
     /// An X.500 DirectoryString (PrintableString, UTF8String, BMPString, UniversalString, T61String,
     /// IA5String) as text: ASN1_STRING_to_UTF8 converts by the string's tag, so a BMPString
     /// `localhost` is `localhost`, not its UTF-16 bytes. `nil` when the content does not convert.

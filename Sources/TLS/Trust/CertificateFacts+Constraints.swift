@@ -35,21 +35,11 @@ extension CertificateFacts {
         excludedSubtrees = (0..<max(0, excluded)).map { CertificateFacts.name(lariat_NAME_CONSTRAINTS_base(constraints, 1, $0)) }
     }
 
-    /// One GeneralName of a subtree, read by its kind as ``SubjectAlternativeName`` reads SANs.
+    /// One GeneralName of a subtree, read as ``SubjectAlternativeName`` reads SANs
+    /// (``OpenSSLAccessors/generalName(_:)``).
     private static func name(_ name: UnsafePointer<GENERAL_NAME>?) -> SubjectAlternativeName {
         guard let name else { return .other(tag: -1) }
-        let kind = lariat_GENERAL_NAME_kind(name)
-        switch kind {
-        case GEN_DNS, GEN_EMAIL, GEN_URI:
-            guard let string = lariat_GENERAL_NAME_get0_ia5(name) else { return .other(tag: kind) }
-            let text = String(decoding: OpenSSLBytes.asn1StringBytes(string), as: UTF8.self)
-            return kind == GEN_DNS ? .dnsName(text) : kind == GEN_EMAIL ? .email(text) : .uri(text)
-        case GEN_IPADD:
-            guard let octets = lariat_GENERAL_NAME_get0_iPAddress(name) else { return .other(tag: kind) }
-            return .ipAddress(OpenSSLBytes.asn1StringBytes(octets))
-        default:
-            return .other(tag: kind)
-        }
+        return OpenSSLAccessors.generalName(name)
     }
 
     /// Whether `certificate`'s subject and issuer names are equal.

@@ -37,31 +37,7 @@ public enum SubjectAlternativeName: Sendable, Hashable, CustomStringConvertible 
         var result: [SubjectAlternativeName] = []
         for index in 0..<lariat_sk_GENERAL_NAME_num(names) {
             guard let name = lariat_sk_GENERAL_NAME_value(names, index) else { continue }
-            // Each kind is read through its typed accessor (COpenSSL/shim.h): otherName,
-            // x400Address, directoryName, ediPartyName and registeredID carry payloads that are
-            // not strings and are never touched here.
-            let kind = lariat_GENERAL_NAME_kind(name)
-            switch kind {
-            case GEN_DNS, GEN_EMAIL, GEN_URI:
-                guard let string = lariat_GENERAL_NAME_get0_ia5(name) else {
-                    result.append(.other(tag: kind))
-                    continue
-                }
-                let text = String(decoding: OpenSSLAccessors.bytes(of: string), as: UTF8.self)
-                switch kind {
-                case GEN_DNS: result.append(.dnsName(text))
-                case GEN_EMAIL: result.append(.email(text))
-                default: result.append(.uri(text))
-                }
-            case GEN_IPADD:
-                guard let octets = lariat_GENERAL_NAME_get0_iPAddress(name) else {
-                    result.append(.other(tag: kind))
-                    continue
-                }
-                result.append(.ipAddress(OpenSSLAccessors.bytes(of: octets)))
-            default:
-                result.append(.other(tag: kind))
-            }
+            result.append(OpenSSLAccessors.generalName(name))
         }
         return result
     }
