@@ -37,6 +37,8 @@ let package = Package(
         .executable(name: "multipart", targets: ["multipart"]),
         .executable(name: "form", targets: ["form"]),
         .executable(name: "pem", targets: ["pem"]),
+        // WebSocket (RFC 6455) frames: Sources/websocket, with its own reference decoder.
+        .executable(name: "websocket", targets: ["websocket"]),
     ],
     dependencies: [
         // `name:` pins the identity to the manifest's name; a bare path dependency is named after
@@ -64,6 +66,13 @@ let package = Package(
         .executableTarget(name: "form", dependencies: clientTarget, swiftSettings: strict, linkerSettings: fuzzerLinking),
         .executableTarget(
             name: "pem", dependencies: ["ClientFuzzHarness", .product(name: "TLS", package: "Lariat")],
+            swiftSettings: strict, linkerSettings: fuzzerLinking
+        ),
+
+        // WebSocket frames (Wire's WebSocketParser and WebSocketSerializer). The target carries its
+        // own reference decoder and driver, and only the shared entry point from ClientFuzzHarness.
+        .executableTarget(
+            name: "websocket", dependencies: ["ClientFuzzHarness", .product(name: "Wire", package: "Lariat")],
             swiftSettings: strict, linkerSettings: fuzzerLinking
         ),
     ]

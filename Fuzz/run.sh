@@ -13,6 +13,7 @@
 set -euo pipefail
 
 TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem"
+TARGETS="$TARGETS websocket"  # WebSocket frames (RFC 6455), Sources/websocket
 usage() {
     echo "usage: $0 TARGET SECONDS [libFuzzer flags...]; TARGET: ${TARGETS// /|}" >&2
     exit 2

@@ -80,6 +80,7 @@ fi
 if [ -x Fuzz/run.sh ]; then
     echo "== fuzz the Wire parser for 60 s"
     bash Fuzz/run.sh parser 60
+    bash Fuzz/run.sh websocket 60  # WebSocket frames: parser, reference decoder, serializer round trip
 fi
 
 echo "== Wire benchmark"

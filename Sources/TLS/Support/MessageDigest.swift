@@ -1,7 +1,8 @@
 internal import COpenSSL
 
 /// One-shot message digests through OpenSSL's EVP interface, for HTTP Digest authentication
-/// (RFC 7616 §3.2: MD5 and SHA-256) in Client, which must not see a C type.
+/// (RFC 7616 §3.2: MD5 and SHA-256) and the WebSocket handshake (RFC 6455 §4.2.2: SHA-1) in
+/// Client, which must not see a C type.
 package enum MessageDigest {
     /// The hash functions Digest authentication names in its `algorithm` parameter.
     package enum Algorithm: Sendable {
@@ -9,17 +10,25 @@ package enum MessageDigest {
         case md5
         /// SHA-256 (FIPS 180-4): 32 bytes.
         case sha256
+        /// SHA-1 (FIPS 180-4): 20 bytes. Only for `Sec-WebSocket-Accept`, where it is a fixed
+        /// transform of a nonce, not a security property (RFC 6455 §10.8 is explicit about that).
+        case sha1
     }
 
     /// The digest of `bytes`.
     /// - Parameters:
     ///   - algorithm: The hash function.
     ///   - bytes: The input; may be empty.
-    /// - Returns: 16 bytes for MD5, 32 for SHA-256.
+    /// - Returns: 16 bytes for MD5, 32 for SHA-256, 20 for SHA-1.
     package static func hash(_ algorithm: Algorithm, _ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let md = algorithm == .md5 ? EVP_md5() : EVP_sha256()
+        let md: OpaquePointer?
+        switch algorithm {
+        case .md5: md = EVP_md5()
+        case .sha256: md = EVP_sha256()
+        case .sha1: md = EVP_sha1()
+        }
         let ok = bytes.withUnsafeBytes { input in
             EVP_Digest(input.baseAddress, input.count, &digest, &length, md, nil)
         }
