@@ -133,7 +133,8 @@ struct RequestBuilder {
     }
 
     /// curl's `-H` rules: `Name: value` replaces fetch's own header of that name (several `-H`
-    /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines.
+    /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines
+    /// (ended by LF, CR or CRLF: in Swift `"\r\n"` is one Character, equal to neither).
     func edit(_ defaults: [HeaderField], with lines: [String]) throws(TransferError) -> [HeaderField] {
         var own = defaults
         var custom: [HeaderField] = []
@@ -143,7 +144,7 @@ struct RequestBuilder {
                 guard let text = body.read(String(line.dropFirst())) else {
                     throw TransferError(status: 26, message: "Failed to open \(line.dropFirst())")
                 }
-                expanded += String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map(String.init)
+                expanded += String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map(String.init)
             } else {
                 expanded.append(line)
             }
