@@ -22,6 +22,7 @@ struct ArgumentWalker {
         // curl says only "try --help" when given nothing at all.
         guard !options.urls.isEmpty else { throw FetchUsageError(description: arguments.isEmpty ? "" : "no URL specified!") }
         try checkMethods(options)
+        try checkOutputs(options)
         return .run(options)
     }
 
@@ -41,6 +42,13 @@ struct ArgumentWalker {
         let text = "You can only select one HTTP request method! You asked for both \(first) and \(other)."
         let lines = text.split(separator: "\n").map { "Warning: \($0)" }
         throw FetchUsageError(description: text, hint: false, warning: options.silent ? [] : lines)
+    }
+
+    /// curl refuses `-C` with `-J`: resuming would append the server's bytes to whatever file
+    /// the server names (exit 2, curl 7.88's message).
+    static func checkOutputs(_ options: FetchOptions) throws(FetchUsageError) {
+        guard options.continueAt != nil && options.remoteHeaderName else { return }
+        throw FetchUsageError(description: "--continue-at and --remote-header-name cannot be combined")
     }
 
     /// Applies `arguments` to `options`; returns an invocation that replaces the run (`-h`, `-V`).

@@ -34,6 +34,9 @@ enum FetchVersion {
 @main
 struct Fetch {
     static func main() async {
+        // A reader that goes away (`fetch URL | head -c 10`) is a write error, exit 23 with
+        // curl's message, not death by SIGPIPE (141).
+        signal(SIGPIPE, SIG_IGN)
         let invocation: Invocation
         do {
             invocation = try ArgumentWalker.parse(Array(CommandLine.arguments.dropFirst()))
@@ -66,6 +69,7 @@ struct Fetch {
         do throws(FetchSetupError) {
             session = try makeSession(options, requests: planned.compactMap { $0 })
         } catch {
+            planned.forEach { $0?.removeBodyFile() }
             fail("fetch: \(error)", status: error.status)
         }
         for (index, request) in planned.enumerated() {
@@ -74,6 +78,7 @@ struct Fetch {
                 let output = index < options.outputs.count ? options.outputs[index] : nil
                 let transfer = Transfer(options: options, request: request, output: output)
                 result = await transfer.run(session)
+                request.removeBodyFile()
                 if let format = options.writeOut { writeOut(format, transfer.writeOutValues(status: result)) }
             } else {
                 let error = errors[index]!

@@ -49,8 +49,12 @@ struct FetchOptions: Equatable {
     var referer: String?
     /// `-d`, `--data-*` and `--json` pieces, in order.
     var data: [DataPiece] = []
-    /// `-F` parts, in order.
-    var form: [String] = []
+    /// `-F` and `--form-string` parts, in order (FormParts.swift).
+    var form: [FormArgument] = []
+    /// `--no-clobber`: an existing output file is kept; the body goes to `NAME.1` … `NAME.100`.
+    var noClobber = false
+    /// `--remove-on-error`: a failed transfer's output file is removed.
+    var removeOnError = false
     /// `-G`: the data goes into the URL's query and the method stays GET.
     var dataInQuery = false
     /// `-I`: a HEAD request; only the head is written.

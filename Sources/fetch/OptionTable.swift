@@ -146,7 +146,11 @@ enum OptionTable {
         value("data-binary") { $0.data.append(DataPiece(kind: .binary, text: $1)) },
         value("data-urlencode") { $0.data.append(DataPiece(kind: .urlencode, text: $1)) },
         value("json") { $0.data.append(DataPiece(kind: .json, text: $1)) },
-        value("form", "F") { $0.form.append($1) },
+        value("form", "F") { $0.form.append(FormArgument(text: $1)) },
+        value("form-string") { $0.form.append(FormArgument(text: $1, literal: true)) },
+        // Output files (issue 25): kept here so the file-safety options sit in one place.
+        flag("no-clobber") { $0.noClobber = $1 },
+        flag("remove-on-error") { $0.removeOnError = $1 },
     ]
 
     private static let output: [OptionSpec] = [

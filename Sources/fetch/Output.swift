@@ -15,11 +15,62 @@ enum Output {
     }
 
     /// Creates (or truncates, or with `append` opens for appending) the file at `path` for
-    /// writing; `nil` on an error.
+    /// writing; `nil` on an error. For a name the user gave (`-o`, `-O`'s URL name, `-D`, `-c`).
     static func openFile(_ path: String, createDirectories: Bool, append: Bool = false) -> Int32? {
-        if createDirectories { makeParents(of: path) }
-        let fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0o644)
-        return fd >= 0 ? fd : nil
+        if case .success(let opened) = open(path, rule: FileRule(createDirectories: createDirectories, append: append)) { return opened.fd }
+        return nil
+    }
+
+    /// How a body's output file may be opened (curl 7.88's `tool_create_output_file` rules).
+    struct FileRule: Equatable {
+        /// `--create-dirs`.
+        var createDirectories = false
+        /// `-C`: append to the existing file instead of truncating it.
+        var append = false
+        /// The name came from the server (`-J`'s Content-Disposition): the file must be new
+        /// (`O_EXCL`) and a symbolic link there is never followed (`O_NOFOLLOW`; `O_EXCL`
+        /// refuses an existing link too, dangling or not).
+        var serverNamed = false
+        /// `--no-clobber`: never replace a file; `NAME.1` … `NAME.100` are tried in turn.
+        var noClobber = false
+    }
+
+    /// Why a file could not be opened.
+    struct OpenError: Error, Equatable {
+        /// The `errno` of `open(2)`.
+        var errno: Int32
+        /// `strerror`'s text, as curl prints it ("File exists").
+        var reason: String { String(cString: strerror(errno)) }
+    }
+
+    /// An opened output file.
+    struct OpenedFile: Equatable {
+        /// The descriptor.
+        var fd: Int32
+        /// The name actually used (`--no-clobber` may have added `.N`).
+        var path: String
+    }
+
+    /// Opens the output file at `path` under `rule`; on failure the `errno` of the last attempt.
+    static func open(_ path: String, rule: FileRule) -> Result<OpenedFile, OpenError> {
+        if rule.createDirectories { makeParents(of: path) }
+        var flags = O_WRONLY | O_CREAT | O_CLOEXEC | (rule.append ? O_APPEND : O_TRUNC)
+        if rule.serverNamed { flags |= O_EXCL | O_NOFOLLOW }
+        guard rule.noClobber && !rule.append else {
+            let fd = Glibc.open(path, flags, 0o644)
+            return fd >= 0 ? .success(OpenedFile(fd: fd, path: path)) : .failure(OpenError(errno: errno))
+        }
+        // curl: the name, then NAME.1 to NAME.100, each created exclusively (so a link is never followed).
+        flags |= O_EXCL | O_NOFOLLOW
+        var lastError = OpenError(errno: EEXIST)
+        for suffix in 0...100 {
+            let candidate = suffix == 0 ? path : "\(path).\(suffix)"
+            let fd = Glibc.open(candidate, flags, 0o644)
+            if fd >= 0 { return .success(OpenedFile(fd: fd, path: candidate)) }
+            lastError = OpenError(errno: errno)
+            guard lastError.errno == EEXIST else { break }
+        }
+        return .failure(lastError)
     }
 
     /// Writes every byte, at most `limitRate` bytes a second when given; false on an error.
@@ -58,6 +109,21 @@ enum Output {
         let path = rest[slash...].prefix(while: { $0 != "?" && $0 != "#" })
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         return name.isEmpty ? nil : String(name)
+    }
+
+    /// `--remove-on-error`: removes the output file of a failed transfer, as curl 7.88 does
+    /// (only a regular file; with `-v` a note says so).
+    static func removePartial(_ path: String, verbose: Bool) {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            printError("Warning: Skipping removal; not a regular file: \(path)")
+            return
+        }
+        if unlink(path) == 0 {
+            if verbose { printError("Note: Removed output file: \(path)") }
+        } else {
+            printError("Warning: Failed removing: \(path)")
+        }
     }
 
     /// Creates the missing directories above `path`.

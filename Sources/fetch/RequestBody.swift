@@ -1,5 +1,6 @@
 // The request body curl builds from -d/--data-ascii, --data-raw, --data-binary,
-// --data-urlencode, --json and -F: file references read, pieces joined, form parts encoded.
+// --data-urlencode and --json: file references read, pieces joined. -F and --form-string
+// parts are parsed in FormParts.swift and encoded by Client's MultipartFormData.
 import FoundationEssentials
 
 /// One `-d`-family argument.
@@ -34,6 +35,9 @@ struct ReadFailure: Error, Equatable {
 struct BodyBuilder {
     /// Reads a file (`-` is standard input).
     var read: (String) -> Data? = readFile
+    /// The size of a regular, readable file (nil otherwise): `-F name=@file` parts larger than
+    /// ``FormParts/inlineLimit`` are streamed from disk instead of read.
+    var regularFileSize: (String) -> Int? = FormParts.regularFileSize
 
     /// The `-d`-family pieces as one body, joined with `&` (`--json` pieces are concatenated).
     func data(_ pieces: [DataPiece]) throws(ReadFailure) -> Data {
@@ -96,72 +100,6 @@ struct BodyBuilder {
     private func file(_ path: String) throws(ReadFailure) -> Data {
         guard let data = read(path) else { throw ReadFailure(path: path) }
         return data
-    }
-
-    // MARK: -F
-
-    /// One `-F` part, parsed.
-    struct FormPart: Equatable {
-        /// The field name.
-        var name: String
-        /// The content.
-        var content: Data
-        /// `filename=` in Content-Disposition (set for `@file` parts).
-        var filename: String?
-        /// The part's Content-Type, if any.
-        var contentType: String?
-    }
-
-    /// Parses `name=value`, `name=@file;type=…;filename=…` and `name=<file`.
-    func formPart(_ spec: String) throws(FormError) -> FormPart {
-        guard let equals = spec.firstIndex(of: "=") else { throw .malformed(spec) }
-        let name = String(spec[..<equals])
-        var fields = String(spec[spec.index(after: equals)...]).split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-        let value = fields.removeFirst()
-        var type: String?
-        var filename: String?
-        for field in fields {
-            let trimmed = field.drop(while: { $0 == " " })
-            if trimmed.hasPrefix("type=") { type = String(trimmed.dropFirst(5)) }
-            else if trimmed.hasPrefix("filename=") { filename = String(trimmed.dropFirst(9)) }
-        }
-        if value.hasPrefix("@") {
-            let path = String(value.dropFirst())
-            guard let content = read(path) else { throw .unreadable(path) }
-            let base = path.split(separator: "/").last.map(String.init) ?? path
-            return FormPart(name: name, content: content, filename: filename ?? base, contentType: type ?? Self.guessType(base))
-        }
-        if value.hasPrefix("<") {
-            let path = String(value.dropFirst())
-            guard let content = read(path) else { throw .unreadable(path) }
-            return FormPart(name: name, content: content, filename: filename, contentType: type)
-        }
-        return FormPart(name: name, content: Data(value.utf8), filename: filename, contentType: type)
-    }
-
-    /// The multipart/form-data body of `parts` and its boundary.
-    func form(_ specs: [String], boundary: String) throws(FormError) -> Data {
-        var body = Data()
-        for spec in specs {
-            let part = try formPart(spec)
-            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
-            if let filename = part.filename { head += "; filename=\"\(filename)\"" }
-            head += "\r\n"
-            if let type = part.contentType { head += "Content-Type: \(type)\r\n" }
-            body.append(contentsOf: Array((head + "\r\n").utf8))
-            body.append(part.content)
-            body.append(contentsOf: Array("\r\n".utf8))
-        }
-        body.append(contentsOf: Array("--\(boundary)--\r\n".utf8))
-        return body
-    }
-
-    /// curl's guess from a file extension; octet-stream otherwise.
-    static func guessType(_ filename: String) -> String {
-        let types = ["gif": "image/gif", "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "svg": "image/svg+xml",
-                     "txt": "text/plain", "htm": "text/html", "html": "text/html", "pdf": "application/pdf", "xml": "application/xml"]
-        guard let dot = filename.lastIndex(of: ".") else { return "application/octet-stream" }
-        return types[filename[filename.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
 }
 

@@ -1,6 +1,7 @@
 // From the option model and one URL to the request curl would send: the URL as curl reads it
 // (http:// assumed, user:password@ moved into Basic auth, -G data in the query), the method,
 // the headers (curl's defaults, then -H edits) and the body.
+import Client
 import FoundationEssentials
 
 /// A request ready to hand to `Session`, built without any I/O but file reads.
@@ -13,9 +14,20 @@ struct PlannedRequest: Equatable {
     var headers: [HeaderField]
     /// The body, if any.
     var body: Data?
+    /// A `-F` body too large for memory: a private temporary file (Client's multipart temporary
+    /// directory) sent from disk, removed by ``removeBodyFile()`` after the transfer.
+    var bodyFile: String?
     /// `user:password` to answer a 401 challenge with (`--digest`); Basic credentials go out
     /// at once in `headers` instead.
     var challengeCredentials: String?
+}
+
+extension PlannedRequest {
+    /// Removes ``bodyFile`` and its private directory.
+    func removeBodyFile() {
+        guard let bodyFile else { return }
+        MultipartFormData.removeTemporaryFile(URL(fileURLWithPath: bodyFile), fileManager: .default)
+    }
 }
 
 /// One header.
@@ -40,8 +52,10 @@ struct RequestBuilder {
     static let userAgent = "fetch/\(FetchVersion.number)"
     /// Reads files for `-d @file`, `-F` and `-H @file`.
     var body = BodyBuilder()
-    /// The multipart boundary (random per run; fixed in tests).
-    var boundary = "------------------------" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    /// The multipart boundary: curl's shape, random per run (fixed in tests).
+    var boundary = FormParts.curlBoundary()
+    /// `-F` bodies larger than this are written to a temporary file and streamed from it.
+    var formMemoryThreshold = MultipartFormData.encodingMemoryThreshold
 
     /// The request for `rawURL` under `options`.
     func request(_ rawURL: String, options: FetchOptions) throws(TransferError) -> PlannedRequest {
@@ -60,6 +74,7 @@ struct RequestBuilder {
         if let referer = options.referer { headers.append(HeaderField(name: "Referer", value: referer)) }
         var method = options.headOnly ? "HEAD" : "GET"
         var payload: Data?
+        var bodyFile: String?
         let hasData = !options.data.isEmpty
         // -d with -F, or -I with a body, never get here: ArgumentWalker.checkMethods refuses them.
         if hasData {
@@ -80,22 +95,46 @@ struct RequestBuilder {
                 }
             }
         } else if !options.form.isEmpty {
-            do { payload = try body.form(options.form, boundary: boundary) } catch {
+            let form: MultipartFormData
+            do { form = try FormParts.form(options.form, boundary: boundary, body: body) } catch {
                 switch error {
                 case .malformed(let spec): throw TransferError(status: 2, message: "Illegally formatted input field: \(spec)")
                 case .unreadable(let path): throw TransferError(status: 26, message: "Failed to open/read local data from file/application (\(path))")
                 }
             }
+            (payload, bodyFile) = try encode(form)
             method = "POST"
-            headers.append(HeaderField(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)"))
+            headers.append(HeaderField(name: "Content-Type", value: form.contentType))
         }
         if let explicit = options.method { method = explicit }
         headers = try edit(headers, with: options.headerLines)
-        return PlannedRequest(url: url, method: method, headers: headers, body: payload, challengeCredentials: challengeCredentials)
+        return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, challengeCredentials: challengeCredentials)
+    }
+
+    /// The form's bytes in memory, or above ``formMemoryThreshold`` the path of a private
+    /// temporary file holding them.
+    private func encode(_ form: MultipartFormData) throws(TransferError) -> (Data?, String?) {
+        let failure = TransferError(status: 26, message: "Failed to open/read local data from file/application")
+        guard form.contentLength > formMemoryThreshold else {
+            do { return (try form.encode(), nil) } catch { throw failure }
+        }
+        do {
+            let file = try MultipartFormData.makeTemporaryFileURL(in: FileManager.default.temporaryDirectory)
+            do {
+                try form.writeEncodedData(to: file)
+            } catch {
+                MultipartFormData.removeTemporaryFile(file, fileManager: .default)
+                throw error
+            }
+            return (nil, file.path)
+        } catch {
+            throw failure
+        }
     }
 
     /// curl's `-H` rules: `Name: value` replaces fetch's own header of that name (several `-H`
-    /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines.
+    /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines
+    /// (ended by LF, CR or CRLF: in Swift `"\r\n"` is one Character, equal to neither).
     func edit(_ defaults: [HeaderField], with lines: [String]) throws(TransferError) -> [HeaderField] {
         var own = defaults
         var custom: [HeaderField] = []
@@ -105,7 +144,7 @@ struct RequestBuilder {
                 guard let text = body.read(String(line.dropFirst())) else {
                     throw TransferError(status: 26, message: "Failed to open \(line.dropFirst())")
                 }
-                expanded += String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map(String.init)
+                expanded += String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map(String.init)
             } else {
                 expanded.append(line)
             }

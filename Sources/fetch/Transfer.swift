@@ -63,6 +63,9 @@ final class Transfer: @unchecked Sendable {
     private var retrier: FetchRetrier?
     /// Where the body goes once the head was taken: a file descriptor (1 for standard output).
     private var sink: BodySink?
+    /// The output file this transfer created or opened (for `--remove-on-error` and
+    /// `%{filename_effective}`).
+    private(set) var openedPath: String?
     /// What the head decided for the body.
     private var outcome = ContinuePlan.Outcome.write
     /// A retryable response kept until the retrier decided (see the file's comment).
@@ -90,7 +93,7 @@ final class Transfer: @unchecked Sendable {
             scheme: request.url.lowercased().hasPrefix("https:") ? "HTTPS" : "HTTP", httpVersion: response == nil ? "0" : "1.1",
             timeTotal: duration)
         values.add(metrics: metrics, response: response, started: started)
-        if case .file(let path) = output { values.filenameEffective = path }
+        if let openedPath { values.filenameEffective = openedPath } else if case .file(let path) = output { values.filenameEffective = path }
         return values
     }
 
@@ -146,6 +149,7 @@ final class Transfer: @unchecked Sendable {
         defer { duration = Date().timeIntervalSince(started) }
         let queue = DispatchQueue(label: "fetch.transfer")
         let stream = retrying(session, urlRequest)
+        if let file = request.bodyFile, let size = FormParts.regularFileSize(file) { stream.uploadFile(atPath: file, length: size) }
         if let path = options.uploadFile, let failure = UploadFile.attach(path, to: stream) {
             // curl says this even under -s, with its usage hint, before the (26) line.
             printError("fetch: Can't open '\(path)'!\nfetch: try 'fetch --help' for more information")
@@ -186,7 +190,9 @@ final class Transfer: @unchecked Sendable {
                 request: completion.request, response: completion.response, data: nil, metrics: completion.metrics,
                 serializationDuration: 0, result: result), bodyCount: bodySize)
         }
-        return finish(completion)
+        let status = finish(completion)
+        if status != 0 && options.removeOnError, let openedPath { Output.removePartial(openedPath, verbose: options.verbose) }
+        return status
     }
 
     /// The stream request; with `--retry`, with fetch's retrier and the validator that lets it
@@ -250,7 +256,7 @@ final class Transfer: @unchecked Sendable {
         case .failure(let error): return stop(23, error.message)
         }
         if options.includeHeaders || options.headOnly {
-            guard sink!.write(headBytes) else { return stop(23, "Failed writing body") }
+            guard sink!.write(headBytes) else { return stop(23, sink!.failureMessage) }
         }
         return .allow
     }
@@ -292,7 +298,7 @@ final class Transfer: @unchecked Sendable {
             verdict = (23, nil)
             return false
         }
-        guard sink.write(data) else { return stop(23, "Failed writing body") == .allow }
+        guard sink.write(data) else { return stop(23, sink.failureMessage) == .allow }
         return true
     }
 
@@ -339,9 +345,11 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Opens where the body goes: `-o FILE`, `-O` (`-J`: the Content-Disposition name), or
-    /// standard output; `append` for `-C`.
+    /// standard output; `append` for `-C`. A name from the server is created new, never through
+    /// a symbolic link (`Output.FileRule.serverNamed`); `--no-clobber` adds `.N` to any name.
     private func openSink(for http: HTTPURLResponse, append: Bool) -> Result<BodySink, TransferError> {
         let path: String
+        var serverNamed = false
         switch output {
         case .file(let given) where given != "-":
             path = given
@@ -352,13 +360,20 @@ final class Transfer: @unchecked Sendable {
                 return .failure(TransferError(status: 23, message: "Remote file name has no length!"))
             }
             path = name
+            serverNamed = fromHeader != nil
         case .file, nil:
             return .success(BodySink(fd: 1, limitRate: options.limitRate))
         }
-        guard let fd = Output.openFile(path, createDirectories: options.createDirectories, append: append) else {
-            return .failure(TransferError(status: 23, message: "Failed writing body"))
+        let rule = Output.FileRule(createDirectories: options.createDirectories, append: append, serverNamed: serverNamed, noClobber: options.noClobber)
+        switch Output.open(path, rule: rule) {
+        case .success(let opened):
+            openedPath = opened.path
+            return .success(BodySink(fd: opened.fd, limitRate: options.limitRate))
+        case .failure(let error):
+            // curl 7.88: a warning (hidden by -s), then 23; -J opens in its header callback.
+            if !options.silent { printError("Warning: Failed to open the file \(path): \(error.reason)") }
+            return .failure(TransferError(status: 23, message: serverNamed ? "Failed writing header" : "Failure writing output to destination"))
         }
-        return .success(BodySink(fd: fd, limitRate: options.limitRate))
     }
 
     /// Prints `fetch: (status) message` unless silenced; returns `status`.
@@ -377,56 +392,4 @@ final class HopHeads: Sendable {
     func append(_ head: String) { heads.withLock { $0.append(head) } }
     /// Every head so far, in order.
     var all: [String] { heads.withLock { $0 } }
-}
-
-/// Where a transfer's body goes: a descriptor, written chunk by chunk, at most `limitRate`
-/// bytes a second (sleeping on the transfer's queue, which holds the connection's reads back).
-final class BodySink {
-    /// The descriptor (1: standard output, not closed).
-    let fd: Int32
-    /// `--limit-rate`, bytes a second.
-    private let limitRate: Int?
-    /// Bytes written so far, for the pacing.
-    private var written = 0
-    /// When the first paced write started (monotonic seconds).
-    private var start: Double?
-    /// Whether a write failed.
-    private var failed = false
-
-    /// A sink writing to `fd`, paced by `limitRate` when given.
-    init(fd: Int32, limitRate: Int?) {
-        self.fd = fd
-        self.limitRate = limitRate
-    }
-
-    /// Whether the descriptor is a terminal.
-    var isTerminal: Bool { isatty(fd) == 1 }
-
-    /// Writes every byte of `data`, paced; false on an error.
-    func write(_ data: Data) -> Bool {
-        guard let limitRate, limitRate > 0 else {
-            if !writeAll(fd, data) { failed = true }
-            return !failed
-        }
-        let begin = start ?? Output.monotonicSeconds()
-        start = begin
-        let piece = max(1, min(limitRate, 16 * 1024))
-        var offset = data.startIndex
-        while offset < data.endIndex {
-            let end = min(offset + piece, data.endIndex)
-            guard writeAll(fd, data[offset..<end]) else { failed = true; return false }
-            written += end - offset
-            offset = end
-            // Sleep until the bytes written so far are on schedule.
-            let due = Double(written) / Double(limitRate) - (Output.monotonicSeconds() - begin)
-            if due > 0 { usleep(UInt32(due * 1_000_000)) }
-        }
-        return true
-    }
-
-    /// Closes a file (not standard output); false when a write or the close failed.
-    func close() -> Bool {
-        if fd == 1 { return !failed }
-        return Glibc.close(fd) == 0 && !failed
-    }
 }

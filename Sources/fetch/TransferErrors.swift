@@ -12,6 +12,13 @@ enum TransferErrors {
     static func message(for error: AFError, status: Int32, url: String) -> String {
         if let proxyMessage = proxyMessage(for: error) { return proxyMessage }
         let (host, port) = hostAndPort(url)
+        if let decoding = contentDecodingError(in: error) {
+            // curl 7.88's 61 wording with zlib's reason; a bomb, which curl would write whole,
+            // is stopped by Client's ContentDecoding limits and reported as a size limit.
+            guard decoding.kind == .expansionLimitExceeded else { return "Error while processing content unencoding: \(decoding.detail)" }
+            return "Maximum file size exceeded: the \(decoding.coding) body decodes to \(decoding.detail), "
+                + "stopped as a decompression bomb after \(decoding.decodedCount) bytes"
+        }
         switch status {
         case 6: return "Could not resolve host: \(host)"
         case 7: return "Failed to connect to \(host) port \(port): Connection refused"
@@ -61,6 +68,7 @@ enum TransferErrors {
             if case .publicKeyPinningFailed = reason { return 90 }  // curl: CURLE_SSL_PINNEDPUBKEYNOTMATCH
             return 60
         }
+        if let decoding = contentDecodingError(in: error) { return decoding.kind == .expansionLimitExceeded ? 63 : 61 }
         guard case .sessionTaskFailed(let underlying) = error, let code = (underlying as? URLError)?.code else { return 1 }
         switch code {
         case .cannotFindHost: return 6
@@ -73,6 +81,13 @@ enum TransferErrors {
         case .httpTooManyRedirects: return 47  // curl: CURLE_TOO_MANY_REDIRECTS
         default: return 1
         }
+    }
+
+    /// The content-decoding failure behind `error` (`--compressed`): corrupt or truncated
+    /// coded bytes (curl's 61), or a decoded body past Client's limits (63).
+    static func contentDecodingError(in error: AFError) -> ContentDecodingError? {
+        guard case .sessionTaskFailed(let underlying) = error else { return nil }
+        return (underlying as? URLError)?.underlyingError as? ContentDecodingError
     }
 
     /// The TLS module's trust failure behind `error`: from an evaluator's output, or from the

@@ -64,6 +64,16 @@ struct FetchCurlParityTests {
                         "--data-urlencode", "@{file}", "--data-urlencode", "m@{file}", "{base}/post"]),
         Row(arguments: ["-sG", "-d", "a=1", "-d", "b=2", "{base}/get"]),
         Row(arguments: ["-s", "-F", "a=b", "-F", "f=@{file};type=text/x;filename=n.txt", "-F", "c=<{file}", "{base}/post"]),
+        // Multipart names, file names and types with `"`, CR and LF (issue 25.5): curl writes
+        // %22, %0D, %0A in names and file names; a type's `"` goes out as written.
+        Row(arguments: ["-s", "-F", "a\"; filename=\"evil=v", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "a\rX-Inj: 1=v", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "a\nX-Inj: 1=v", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "f=@{file};filename=ev\"il.txt", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "f=@{file};filename=ev\ril.txt", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "f=@{file};filename=ev\nX-Inj: 1.txt", "{base}/post"]),
+        Row(arguments: ["-s", "-F", "t=v;type=text/\"q\"", "{base}/post"]),
+        Row(arguments: ["-s", "--form-string", "s=@notafile;type=text/x", "-F", "n=<{file}", "{base}/post"]),
         Row(arguments: ["-s", "--json", "{\"a\":1}", "{base}/post"]),
         Row(arguments: ["-s", "-D", "-", "-o", "{dir}/body", "{base}/get"], outputFile: "body"),
         Row(arguments: ["-sS", "-o", "{dir}/out", "{base}/get"], outputFile: "out"),

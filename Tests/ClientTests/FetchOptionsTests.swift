@@ -39,7 +39,7 @@ struct FetchOptionsTests {
             $0.data = [.init(kind: .ascii, text: "a=1"), .init(kind: .raw, text: "@x"), .init(kind: .binary, text: "@f"),
                        .init(kind: .urlencode, text: "q=a b"), .init(kind: .json, text: "{}")]
         },
-        Row(["-G", "-F", "a=b", url]) { $0.dataInQuery = true; $0.form = ["a=b"] },
+        Row(["-G", "-F", "a=b", url]) { $0.dataInQuery = true; $0.form = [FormArgument(text: "a=b")] },
         Row(["-D", "-", "--create-dirs", "-4", url]) { $0.dumpHeaderPath = "-"; $0.createDirectories = true; $0.ipVersion = .v4 },
         Row(["-6", url]) { $0.ipVersion = .v6 },
         Row(["--http1.1", "--limit-rate", "10k", "--max-filesize", "2M", url]) { $0.limitRate = 10 * 1024; $0.maxFileSize = 2 << 20 },

@@ -129,7 +129,7 @@ struct FetchRequestBuilderTests {
             --BOUNDARY--\r
 
             """)
-        #expect(BodyBuilder.guessType("a.PNG") == "image/png")
+        #expect(FormParts.guessType("a.PNG") == "image/png")
         #expect(throws: TransferError.self) { try plan(["-F", "novalue", "http://h/"]) }
     }
 

@@ -44,10 +44,17 @@ public class DownloadRequest: Request, @unchecked Sendable {
 
     /// A destination in `directory` of `domain` named after the response's suggested file name
     /// (the URL's last path component when the server suggests none).
+    ///
+    /// The name is the server's (Content-Disposition, or the last URL after redirects), with any
+    /// directory part removed, so this destination never replaces a file: ``Options/removePreviousFile``
+    /// is ignored here, and a file (or symbolic link) already of that name makes the download fail
+    /// with ``AFError/downloadedFileMoveFailed(error:source:destination:)``. Alamofire honours the
+    /// option, which lets a server choose which file in the directory to overwrite; pass your own
+    /// destination to replace a file you name.
     /// - Parameters:
     ///   - directory: `.documentDirectory` by default.
     ///   - domain: `.userDomainMask` by default.
-    ///   - options: `[]` by default.
+    ///   - options: `[]` by default; ``Options/createIntermediateDirectories`` is honoured.
     /// - Returns: The destination; the temporary directory if `directory` does not exist here
     ///   (`~/Documents` often does not on Linux) and `options` lacks
     ///   ``Options/createIntermediateDirectories``.
@@ -62,7 +69,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
                 options.contains(.createIntermediateDirectories) || fileManager.fileExists(atPath: url.path) ? url : nil
             } ?? fileManager.temporaryDirectory
             let name = response.suggestedFilename ?? response.url?.lastPathComponent ?? temporaryURL.lastPathComponent
-            return (base.appendingPathComponent(name), options)
+            return (base.appendingPathComponent(name), options.subtracting(.removePreviousFile))
         }
     }
 

@@ -16,10 +16,14 @@ public protocol URLConvertible: Sendable {
 extension String: URLConvertible {
     /// Parses the string as a URL.
     ///
+    /// Characters not allowed in the path, query or fragment (`|`, `{`, space, non-ASCII…) are
+    /// percent-encoded first while the escapes already written are kept: `http://h/a|b%3D` is
+    /// `http://h/a%7Cb%3D`, where `URL(string:)` alone gives `…%253D` (as curl, unlike Foundation).
+    ///
     /// - Returns: The URL.
     /// - Throws: ``AFError/invalidURL(url:)`` if `URL(string:)` rejects the string.
     public func asURL() throws -> URL {
-        guard let url = URL(string: self) else { throw AFError.invalidURL(url: self) }
+        guard let url = URL(string: URLStringEscaping.escapingInvalidCharacters(self)) else { throw AFError.invalidURL(url: self) }
         return url
     }
 }

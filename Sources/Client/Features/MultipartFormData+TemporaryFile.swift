@@ -24,7 +24,7 @@ extension MultipartFormData {
     /// - Parameter base: the temporary directory, normally `FileManager.temporaryDirectory`.
     /// - Returns: the file URL, which does not exist yet.
     /// - Throws: ``TemporaryDirectoryError`` with `mkdtemp`'s `errno`.
-    static func makeTemporaryFileURL(in base: URL) throws -> URL {
+    package static func makeTemporaryFileURL(in base: URL) throws -> URL {
         // mkdtemp(3) replaces the six trailing X's of its template with a unique suffix.
         var template = Array((base.path + "/" + temporaryDirectoryPrefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
@@ -39,7 +39,7 @@ extension MultipartFormData {
     /// - Parameters:
     ///   - file: the file to remove.
     ///   - fileManager: the file manager used for the file.
-    static func removeTemporaryFile(_ file: URL, fileManager: FileManager) {
+    package static func removeTemporaryFile(_ file: URL, fileManager: FileManager) {
         try? fileManager.removeItem(at: file)
         let directory = file.deletingLastPathComponent()
         guard directory.lastPathComponent.hasPrefix(temporaryDirectoryPrefix) else { return }

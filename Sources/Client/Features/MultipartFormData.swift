@@ -236,6 +236,12 @@ open class MultipartFormData: @unchecked Sendable {
     }
 
     private func contentHeaders(name: String, fileName: String?, mimeType: String?) -> HTTPHeaders {
+        Self.partHeaders(name: name, fileName: fileName, mimeType: mimeType)
+    }
+
+    /// A part's `Content-Disposition` (name and file name escaped by ``quoted(_:)``) and
+    /// `Content-Type` fields, for ``append(_:withLength:headers:)`` callers such as fetch's `-F`.
+    package static func partHeaders(name: String, fileName: String?, mimeType: String?) -> HTTPHeaders {
         var disposition = "form-data; name=\"\(Self.quoted(name))\""
         if let fileName { disposition += "; filename=\"\(Self.quoted(fileName))\"" }
         var headers: HTTPHeaders = [.contentDisposition(disposition)]
