@@ -44,11 +44,14 @@ struct MetricsEventMonitorTests {
         #expect(metrics.counterTotal(label: Label.bytesReceived) > 1000)
         #expect(metrics.counterTotal(label: Label.bytesSent) > 30)
 
-        // A second request reuses the connection: no second connect time.
-        _ = await session.request("\(base)/get").serializingData().response
+        // A second request on a reused connection records no second connect time. Whether it is
+        // reused is the server's call (gunicorn closes an idle connection after 2 s, which a
+        // loaded machine can exceed), so the expectation follows the attempt's own metrics.
+        let second = await session.request("\(base)/get").serializingData().response
         #expect(await eventually { metrics.counterTotal(label: Label.requests) == 2 })
         monitor.queue.sync {}
-        #expect(try metrics.expectTimer(Label.connectDuration).values.count == 1)
+        let reused = try #require(second.metrics?.transactionMetrics.last).isReusedConnection
+        #expect(try metrics.expectTimer(Label.connectDuration).values.count == (reused ? 1 : 2))
         #expect(try metrics.expectTimer(Label.requestDuration).values.count == 2)
     }
 
