@@ -12,7 +12,7 @@
 # violation, leak, timeout, out-of-memory), 2 on bad usage or a failed build.
 set -euo pipefail
 
-TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem"
+TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem certificate chain crl ocsp pkcs12"
 usage() {
     echo "usage: $0 TARGET SECONDS [libFuzzer flags...]; TARGET: ${TARGETS// /|}" >&2
     exit 2
