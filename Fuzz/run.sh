@@ -46,8 +46,10 @@ done
 findings() { find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
 before=$(findings)
 
-# A target's own dictionary (Fuzz/TARGET.dict) when it has one, else the HTTP tokens.
+# A target's own dictionary (Fuzz/TARGET.dict) when it has one, DER fragments for the X.509
+# targets, else the HTTP tokens.
 dict=http.dict
+[[ " certificate chain crl ocsp pkcs12 " == *" $target "* ]] && dict=der.dict
 [[ -f "$target.dict" ]] && dict="$target.dict"
 
 log="$artifacts/last-run.log"
