@@ -6,7 +6,8 @@
 // methods it answers), `chunked` (a chunked body behind a fixed head), `serializer` (request heads
 // from arbitrary strings), `chunkedencode` (the chunked encoder round trip); the stream oracles live
 // in `FuzzHarness`. `host`, `disposition`, `multipart`, `form` (Client) and `pem` (TLS) fuzz the
-// inputs a hostile server or user controls outside the codec; see README.md.
+// inputs a hostile server or user controls outside the codec; `certificate`, `chain`, `crl`,
+// `ocsp` and `pkcs12` fuzz X.509 DER with a structure-aware mutator (`DERMutator`); see README.md.
 //
 // Build flags come from the command line, so they reach the Lariat package too and Wire is
 // instrumented for coverage:
@@ -25,6 +26,13 @@ let fuzzerLinking: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld"])]
 /// What the Client targets link: the shared entry point and the Client module.
 let clientTarget: [Target.Dependency] = ["ClientFuzzHarness", .product(name: "Client", package: "Lariat")]
 
+/// What the X.509 targets link: the fixed PKI, TLS, and the DER mutator (which defines
+/// `LLVMFuzzerCustomMutator`, so only targets that feed DER depend on it).
+let x509Target: [Target.Dependency] = ["X509FuzzHarness", "DERMutator", "ClientFuzzHarness", .product(name: "TLS", package: "Lariat")]
+
+/// The X.509 DER targets (issue 18), each in `Sources/<name>/main.swift`.
+let x509Targets = ["certificate", "chain", "crl", "ocsp", "pkcs12"]
+
 let package = Package(
     name: "LariatFuzz",
     products: [
@@ -39,7 +47,7 @@ let package = Package(
         .executable(name: "pem", targets: ["pem"]),
         // WebSocket (RFC 6455) frames: Sources/websocket, with its own reference decoder.
         .executable(name: "websocket", targets: ["websocket"]),
-    ],
+    ] + x509Targets.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         // `name:` pins the identity to the manifest's name; a bare path dependency is named after
         // the checkout's directory, which differs between clones and worktrees.
@@ -75,5 +83,12 @@ let package = Package(
             name: "websocket", dependencies: ["ClientFuzzHarness", .product(name: "Wire", package: "Lariat")],
             swiftSettings: strict, linkerSettings: fuzzerLinking
         ),
-    ]
+
+        // X.509 DER (issue 18): the fixed PKI and the structure-aware mutator, then one target each.
+        .target(
+            name: "X509FuzzHarness", dependencies: ["ClientFuzzHarness", .product(name: "TLS", package: "Lariat")],
+            swiftSettings: strict
+        ),
+        .target(name: "DERMutator"),
+    ] + x509Targets.map { .executableTarget(name: $0, dependencies: x509Target, swiftSettings: strict, linkerSettings: fuzzerLinking) }
 )

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-all=(parser chunked serializer chunkedencode host disposition multipart form pem)
+all=(parser chunked serializer chunkedencode host disposition multipart form pem certificate chain crl ocsp pkcs12)
 all+=(websocket)  # WebSocket frames (RFC 6455)
 runs=${LARIAT_FUZZ_RUNS:-10000000}
 targets=("$@")

@@ -12,7 +12,7 @@
 # violation, leak, timeout, out-of-memory), 2 on bad usage or a failed build.
 set -euo pipefail
 
-TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem"
+TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem certificate chain crl ocsp pkcs12"
 TARGETS="$TARGETS websocket"  # WebSocket frames (RFC 6455), Sources/websocket
 usage() {
     echo "usage: $0 TARGET SECONDS [libFuzzer flags...]; TARGET: ${TARGETS// /|}" >&2
@@ -47,8 +47,10 @@ done
 findings() { find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
 before=$(findings)
 
-# A target's own dictionary (Fuzz/TARGET.dict) when it has one, else the HTTP tokens.
+# A target's own dictionary (Fuzz/TARGET.dict) when it has one, DER fragments for the X.509
+# targets, else the HTTP tokens.
 dict=http.dict
+[[ " certificate chain crl ocsp pkcs12 " == *" $target "* ]] && dict=der.dict
 [[ -f "$target.dict" ]] && dict="$target.dict"
 
 log="$artifacts/last-run.log"

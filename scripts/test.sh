@@ -10,7 +10,8 @@
 #     nor any package of ClientObservability or LariatOpenAPI (its link map and symbols),
 #  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
 #     itself, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null and /proc (as root; CI is),
-#  6. fuzzes the Wire parser for 60 s (fails on any crash or property violation),
+#  6. fuzzes the Wire parser, then the X.509 targets (certificate, chain, crl, ocsp, pkcs12)
+#     and pem, 60 s each under AddressSanitizer (fails on any crash or property violation),
 #  7. prints the Wire parser benchmark figures,
 #  8. checks the micro benchmarks' allocation counts against Benchmarks/Thresholds (fails on a
 #     regression; Benchmarks/check-allocations.sh, package-benchmark),
@@ -80,7 +81,14 @@ fi
 if [ -x Fuzz/run.sh ]; then
     echo "== fuzz the Wire parser for 60 s"
     bash Fuzz/run.sh parser 60
+    echo "== fuzz websocket for 60 s"
     bash Fuzz/run.sh websocket 60  # WebSocket frames: parser, reference decoder, serializer round trip
+    # X.509 DER with the structure-aware mutator, and PEM/client identities (issue 18), under
+    # AddressSanitizer. The first run builds TLS once; the others only link their main.swift.
+    for target in certificate chain crl ocsp pkcs12 pem; do
+        echo "== fuzz $target for 60 s"
+        bash Fuzz/run.sh "$target" 60
+    done
 fi
 
 echo "== Wire benchmark"

@@ -29,7 +29,9 @@ struct PinnedPublicKeyEvaluator: ServerTrustEvaluating {
 
     func evaluate(_ trust: SecTrust, forHost host: String) throws {
         if performDefaultValidation { try trust.af.performDefaultValidation(forHost: host) }
-        let serverKeys = Array(trust.af.publicKeys.prefix(1))
+        // The leaf's own key (curl pins the leaf only): `publicKeys` leaves out keys that do not
+        // decode, so its first element is not always the leaf's.
+        let serverKeys = trust.af.certificates.first?.publicKey.map { [$0] } ?? []
         guard let leaf = serverKeys.first, pins.matches(leaf.publicKey) else {
             throw AFError.serverTrustEvaluationFailed(reason: .publicKeyPinningFailed(
                 host: host, trust: trust, pinnedKeys: [], serverKeys: serverKeys))

@@ -103,3 +103,19 @@ struct FuzzInputReplayTests {
         }
     }
 }
+
+@Suite("X.509 fuzz findings (Client)")
+struct X509FuzzFindingTests {
+    /// Fuzz/FailCases/certificate-undecodable-public-key: a server can send a certificate whose
+    /// key OpenSSL cannot decode (as an extra certificate next to a valid chain); reading the
+    /// presented keys for pinning trapped. Like Apple's `SecCertificateCopyKey`, it has no key.
+    @Test("a certificate without a decodable key has no SecKey; pinning skips it")
+    func undecodablePublicKey() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/FailCases/certificate-undecodable-public-key").path
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let certificate = try #require(SecCertificateCreateWithData(nil, data as CFData))
+        #expect(certificate.af.publicKey == nil)
+        #expect([certificate].af.publicKeys.isEmpty)
+    }
+}

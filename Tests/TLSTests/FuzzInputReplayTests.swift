@@ -3,7 +3,8 @@ import Testing
 import TLS
 
 // Replays the `pem` fuzz target's files (Fuzz/corpus/pem/ and Fuzz/FailCases/pem-*) with its
-// oracles: loading never traps, and a loaded certificate's DER loads to the same bytes.
+// oracles: loading never traps, a loaded certificate's DER loads to the same bytes, and a chain
+// with its key validates as a client identity only when the key is the first certificate's.
 
 @Suite("Fuzz input replay (TLS)")
 struct PEMFuzzReplayTests {
@@ -18,6 +19,7 @@ struct PEMFuzzReplayTests {
         paths += ((try? FileManager.default.contentsOfDirectory(atPath: failCases)) ?? []).filter { $0.hasPrefix("pem-") }.map { "\(failCases)/\($0)" }
         #expect(!paths.isEmpty, "no pem files under \(fuzz.path)")
         var loaded = 0
+        var identities = 0
         for path in paths.sorted() {
             let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
             var certificates = (try? Certificate.certificates(fromPEM: bytes)) ?? []
@@ -27,12 +29,17 @@ struct PEMFuzzReplayTests {
                 loaded += 1
             }
             _ = try? CertificateRevocationList.crls(fromPEM: bytes)
-            _ = try? PrivateKey(pemBytes: bytes)
-            _ = try? PrivateKey(pemBytes: bytes, password: "fuzz")
-            _ = try? PrivateKey(derBytes: bytes)
+            let keys = [try? PrivateKey(pemBytes: bytes), try? PrivateKey(pemBytes: bytes, password: "fuzz"), try? PrivateKey(derBytes: bytes)]
+            for case let key? in keys where !certificates.isEmpty {
+                if (try? ClientIdentity.certificates(certificates, key: key).validated()) != nil {
+                    #expect(certificates[0].decodedPublicKey == key.publicKey, "\(path)")
+                    identities += 1
+                }
+            }
             _ = try? PublicKey(pemBytes: bytes)
             _ = try? PublicKey(subjectPublicKeyInfoDER: bytes)
         }
         #expect(loaded >= 2, "the seed certificates (cert.pem, cert.der) load")
+        #expect(identities >= 3, "the identity-* seeds with a matching key (plain and encrypted) validate")
     }
 }

@@ -53,7 +53,7 @@ public struct ClientIdentity: Sendable {
     ///   chain or a key that does not match the certificate.
     public func validated() throws(TLSError) -> ClientIdentity {
         let (chain, key) = try load()
-        guard key.publicKey == chain[0].publicKey else {
+        guard let certificateKey = chain[0].decodedPublicKey, key.publicKey == certificateKey else {
             throw TLSError(.configuration, "the private key does not match the client certificate \(chain[0].subject)")
         }
         return .certificates(chain, key: key)

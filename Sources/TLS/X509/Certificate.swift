@@ -105,11 +105,20 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     public var subjectAlternativeNames: [SubjectAlternativeName] { SubjectAlternativeName.read(from: x509) }
 
     /// The certified public key.
+    ///
+    /// - Precondition: the key decodes. OpenSSL 3 loads a certificate whose SubjectPublicKeyInfo
+    ///   holds a malformed key or an unknown algorithm, so for a certificate a peer sent use
+    ///   ``decodedPublicKey``.
     public var publicKey: PublicKey {
-        // X509_get_pubkey returns a new reference (or nil for an unsupported algorithm, which
-        // OpenSSL already refused while parsing, so nil here is an internal inconsistency).
-        guard let key = X509_get_pubkey(x509) else { preconditionFailure("certificate without a usable public key") }
-        return PublicKey(takingOwnershipOf: key)
+        guard let key = decodedPublicKey else { preconditionFailure("certificate without a usable public key") }
+        return key
+    }
+
+    /// The certified public key, or `nil` when OpenSSL cannot decode it (an unknown algorithm,
+    /// or a key such as an EC point off its curve: OpenSSL 3 loads the certificate anyway).
+    public var decodedPublicKey: PublicKey? {
+        // X509_get_pubkey returns a new reference, or nil when the key does not decode.
+        X509_get_pubkey(x509).map { PublicKey(takingOwnershipOf: $0) }
     }
 
     /// Whether the certificate is self-signed: subject equals issuer and its signature verifies

@@ -34,7 +34,7 @@ extension SecKey {
     /// - Throws: `TLSError` when the file is neither.
     public static func publicKeys(inFile path: String) throws -> [SecKey] {
         if let key = try? PublicKey.load(file: path) { return [SecKey(publicKey: key)] }
-        return try SecCertificate.certificates(inFile: path).map(\.publicKey)
+        return try SecCertificate.certificates(inFile: path).compactMap(\.publicKey)
     }
 
     /// The public keys of the certificates in a directory (see
@@ -44,7 +44,7 @@ extension SecKey {
     /// - Returns: one key per certificate.
     /// - Throws: `TLSError` (`.fileAccess` or `.decoding`).
     public static func publicKeys(inDirectory path: String) throws -> [SecKey] {
-        try SecCertificate.certificates(inDirectory: path).map(\.publicKey)
+        try SecCertificate.certificates(inDirectory: path).compactMap(\.publicKey)
     }
 
     /// The key's curl-style pin, `sha256//BASE64` of its SubjectPublicKeyInfo.

@@ -54,8 +54,9 @@ public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The certificate's DER encoding (what Apple's `SecCertificateCopyData` returns).
     public var data: Data { Data(certificate.derBytes) }
 
-    /// The certified public key.
-    public var publicKey: SecKey { SecKey(publicKey: certificate.publicKey) }
+    /// The certified public key, or `nil` when it does not decode (as Apple's
+    /// `SecCertificateCopyKey`): a server can present such a certificate.
+    public var publicKey: SecKey? { certificate.decodedPublicKey.map(SecKey.init(publicKey:)) }
 
     /// Equal when the DER encodings are equal.
     public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.certificate == rhs.certificate }
@@ -110,8 +111,9 @@ extension AlamofireExtension where ExtendedType == SecTrust {
     /// The DER encoding of each presented certificate, leaf first.
     public var certificateData: [Data] { type.certificates.map(\.data) }
 
-    /// The public key of each presented certificate, leaf first.
-    public var publicKeys: [SecKey] { type.certificates.map(\.publicKey) }
+    /// The public key of each presented certificate, leaf first (those whose key does not
+    /// decode are left out, as Alamofire's `compactMap` over `SecCertificateCopyKey` does).
+    public var publicKeys: [SecKey] { type.certificates.compactMap(\.publicKey) }
 }
 
 extension AlamofireExtension where ExtendedType == SecCertificate {
@@ -125,6 +127,6 @@ extension AlamofireExtension where ExtendedType == [SecCertificate] {
     /// The DER encoding of each certificate.
     public var data: [Data] { type.map(\.data) }
 
-    /// The public key of each certificate.
-    public var publicKeys: [SecKey] { type.map(\.publicKey) }
+    /// The public key of each certificate whose key decodes.
+    public var publicKeys: [SecKey] { type.compactMap(\.publicKey) }
 }
