@@ -108,9 +108,9 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     open func startListening(onQueue queue: DispatchQueue = .main, onUpdatePerforming listener: @escaping Listener) -> Bool {
         stopListening()
         let monitor = monitorLoop.map { NWPathMonitor(loop: $0) } ?? NWPathMonitor()
-        monitor.pathUpdateHandler = { [weak self] path in
+        monitor.pathUpdateHandler = { [weak self, weak monitor] path in
             let status = NetworkReachabilityStatus(path)
-            guard let self, self.listening.withLock({ state -> Bool in
+            guard let self, let monitor, self.listening.withLock({ state -> Bool in
                 guard state?.monitor === monitor else { return false }
                 state?.status = status
                 return true

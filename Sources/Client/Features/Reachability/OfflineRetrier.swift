@@ -110,8 +110,9 @@ public final class OfflineRetrier: RequestAdapter, RequestRetrier, RequestInterc
             return (id, monitor)
         }
         if let monitor {
-            monitor.pathUpdateHandler = { [weak self] path in
-                guard path.status == .satisfied else { return }
+            // Weak: the monitor owns this handler, so a strong capture would be a cycle.
+            monitor.pathUpdateHandler = { [weak self, weak monitor] path in
+                guard path.status == .satisfied, let monitor else { return }
                 self?.pathReturned(from: monitor)
             }
             monitor.start(queue: queue)
