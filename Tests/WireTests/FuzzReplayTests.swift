@@ -203,7 +203,8 @@ let fuzzFiles: [FuzzFile] = {
 }()
 
 /// The regular files in `directory` (not starting with a dot), or none if it cannot be read.
-private func fileNames(in directory: String) -> [String] {
+/// Shared with WebSocketCorpusReplayTests.
+func fileNames(in directory: String) -> [String] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
     var names: [String] = []
@@ -215,7 +216,7 @@ private func fileNames(in directory: String) -> [String] {
 }
 
 /// The bytes of the file at `path` (empty if it cannot be read: the checks then see an empty input).
-private func contents(of path: String) -> [UInt8] {
+func contents(of path: String) -> [UInt8] {
     guard let file = fopen(path, "rb") else { return [] }
     defer { fclose(file) }
     var bytes: [UInt8] = []

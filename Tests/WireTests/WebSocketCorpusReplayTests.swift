@@ -55,35 +55,11 @@ private let wsFuzzDirectory: String = {
 /// The corpus and crasher files, sorted by name.
 let wsCorpusFiles: [WSCorpusFile] = {
     var files: [WSCorpusFile] = []
-    for name in wsFileNames(in: "\(wsFuzzDirectory)/corpus/websocket") {
-        files.append(WSCorpusFile(name: "corpus/websocket/\(name)", bytes: wsContents(of: "\(wsFuzzDirectory)/corpus/websocket/\(name)")))
+    for name in fileNames(in: "\(wsFuzzDirectory)/corpus/websocket") {
+        files.append(WSCorpusFile(name: "corpus/websocket/\(name)", bytes: contents(of: "\(wsFuzzDirectory)/corpus/websocket/\(name)")))
     }
-    for name in wsFileNames(in: "\(wsFuzzDirectory)/FailCases") where name.hasPrefix("websocket-") {
-        files.append(WSCorpusFile(name: "FailCases/\(name)", bytes: wsContents(of: "\(wsFuzzDirectory)/FailCases/\(name)")))
+    for name in fileNames(in: "\(wsFuzzDirectory)/FailCases") where name.hasPrefix("websocket-") {
+        files.append(WSCorpusFile(name: "FailCases/\(name)", bytes: contents(of: "\(wsFuzzDirectory)/FailCases/\(name)")))
     }
     return files.sorted { $0.name < $1.name }
 }()
-
-private func wsFileNames(in directory: String) -> [String] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if !name.hasPrefix("."), entry.pointee.d_type == UInt8(DT_REG) { names.append(name) }
-    }
-    return names
-}
-
-private func wsContents(of path: String) -> [UInt8] {
-    guard let file = fopen(path, "rb") else { return [] }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = fread(&chunk, 1, chunk.count, file)
-        if count == 0 { break }
-        bytes += chunk[..<count]
-    }
-    return bytes
-}
