@@ -174,7 +174,11 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case .hostNotFound: return TransportError(.hostNotFound, "could not resolve host \(host)", underlying: error)
         case .timedOut: return TransportError(.timedOut, "connecting to \(host) timed out", underlying: error)
         case .cancelled: return TransportError(.cancelled, "cancelled while connecting", underlying: error)
-        case .networkUnreachable, .hostUnreachable: return TransportError(.unreachable, "\(host) is unreachable: \(error)", underlying: error)
+        // No route to the network is "offline" (`.notConnectedToInternet`, what OfflineRetrier
+        // waits on); no route to one host on a network that works is not (Apple reports
+        // `.cannotConnectToHost`): ConnectErrorMappingTests.
+        case .networkUnreachable: return TransportError(.unreachable, "\(host) is unreachable: \(error)", underlying: error)
+        case .hostUnreachable: return TransportError(.other, "could not connect to \(host): no route to host (\(error))", underlying: error)
         default: return TransportError(.other, "could not connect to \(host): \(error)", underlying: error)
         }
     }

@@ -18,7 +18,8 @@ public final class OfflineRetrier: RequestAdapter, RequestRetrier, RequestInterc
     public static let defaultWait: DispatchTimeInterval = .seconds(5)
 
     /// The `URLError` codes that mean "offline" by default: `.notConnectedToInternet` (which the
-    /// transport raises when `connect` fails with ENETUNREACH or EHOSTUNREACH).
+    /// transport raises when `connect` fails with ENETUNREACH or ENETDOWN; EHOSTUNREACH is
+    /// `.cannotConnectToHost`, so a host unreachable on a working network is not retried here).
     public static let defaultURLErrorOfflineCodes: Set<URLError.Code> = [.notConnectedToInternet]
 
     /// The default offline test: the error, or the `AFError`'s underlying error, is a `URLError`
