@@ -6,6 +6,8 @@
 //
 // 198.51.100.1 (TEST-NET-2) is reachable from the client only through a default route via
 // 10.213.0.2; without it `connect` fails with ENETUNREACH.
+// Process, Pipe and DispatchSemaphore: full Foundation only (the FetchTests rule).
+#if FullFoundation
 import EventLoop
 import Foundation
 import Glibc
@@ -165,3 +167,4 @@ final class NetworkNamespaces: @unchecked Sendable {
         return nil
     }
 }
+#endif

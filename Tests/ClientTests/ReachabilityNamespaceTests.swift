@@ -2,6 +2,8 @@
 // route removal and addition flip NWPathMonitor and NetworkReachabilityManager's status; connect
 // without a route fails with URLError.notConnectedToInternet; OfflineRetrier retries once the
 // route returns. Needs root and iproute2 (CI has both); skipped with the reason otherwise.
+// Process, Pipe and DispatchSemaphore: full Foundation only (the FetchTests rule).
+#if FullFoundation
 import Dispatch
 import EventLoop
 import Foundation
@@ -130,3 +132,4 @@ extension NetworkNamespaces {
     /// Checks the server is up from its own namespace, leaving the client without a route.
     func waitForServerAfterRoute() throws { try waitForServer() }
 }
+#endif

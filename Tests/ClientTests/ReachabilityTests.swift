@@ -2,7 +2,11 @@
 // offline-error test, and the manager against this machine's own routes (read only).
 import Dispatch
 import EventLoop
+#if FullFoundation
 import Foundation
+#else
+import FoundationEssentials
+#endif
 import Synchronization
 import Testing
 @testable import Client
