@@ -1,6 +1,7 @@
 // NetlinkSnapshot: a one-off, blocking path check for callers that ask without listening
 // (`NetworkReachabilityManager.status` before `startListening`). Same parser and state machine
 // as the monitor, on a private blocking socket with a receive timeout, no loop involved.
+internal import CLinux
 internal import Glibc
 
 /// A blocking, one-off run of ``PathMonitorStateMachine`` over a private netlink socket.
