@@ -11,16 +11,35 @@ enum URLStringEscaping {
     /// written `%23`. The scheme and authority are left to `URL` and ``HostName``. A string without
     /// `://`, or with nothing to escape, is returned as it is.
     static func escapingInvalidCharacters(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        guard let schemeEnd = text.utf8.firstRange(of: "://".utf8) else { return text }
-        var index = text.utf8.distance(from: text.utf8.startIndex, to: schemeEnd.upperBound)
+        // Scanned in place: a URL with nothing to escape (every request made from a string)
+        // costs no allocation here (the round-trip allocation benchmark counts them).
+        if let result = text.utf8.withContiguousStorageIfAvailable({ escaping($0, original: text) }) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { escaping($0, original: text) }
+    }
+
+    private static func escaping(_ bytes: UnsafeBufferPointer<UInt8>, original text: String) -> String {
+        var schemeEnd: Int? = nil
+        if bytes.count >= 3 {
+            for position in 0...(bytes.count - 3)
+            where bytes[position] == UInt8(ascii: ":") && bytes[position + 1] == UInt8(ascii: "/") && bytes[position + 2] == UInt8(ascii: "/") {
+                schemeEnd = position + 3
+                break
+            }
+        }
+        guard var index = schemeEnd else { return text }
         while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
             index += 1
         }
-        let rest = bytes[index...]
-        guard rest.indices.contains(where: { needsEscape(bytes, at: $0, fragmentSeen: false) }) || rest.filter({ $0 == UInt8(ascii: "#") }).count > 1 else {
-            return text
+        var hashes = 0
+        var needed = false
+        for position in index..<bytes.count {
+            if bytes[position] == UInt8(ascii: "#") { hashes += 1 }
+            if needsEscape(bytes, at: position, fragmentSeen: false) {
+                needed = true
+                break
+            }
         }
+        guard needed || hashes > 1 else { return text }
         var output = Array(bytes[..<index])
         var fragmentSeen = false
         let hex = Array("0123456789ABCDEF".utf8)
@@ -40,7 +59,7 @@ enum URLStringEscaping {
 
     /// Whether the byte at `position` must be escaped: not unreserved, not a sub-delimiter, not
     /// `:` `@` `/` `?`, not the first `#`, and not the `%` of a valid escape.
-    private static func needsEscape(_ bytes: [UInt8], at position: Int, fragmentSeen: Bool) -> Bool {
+    private static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, fragmentSeen: Bool) -> Bool {
         let byte = bytes[position]
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
