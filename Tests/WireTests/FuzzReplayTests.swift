@@ -209,7 +209,11 @@ func fileNames(in directory: String) -> [String] {
     defer { closedir(dir) }
     var names: [String] = []
     while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        // d_name is read in place up to its NUL: a record is only as long as its name, so
+        // copying the 256-byte d_name tuple read past the last record (AddressSanitizer,
+        // heap-buffer-overflow, with the 676-file websocket corpus).
+        let nameStart = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+        let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
         if !name.hasPrefix("."), entry.pointee.d_type == UInt8(DT_REG) { names.append(name) }
     }
     return names
