@@ -105,7 +105,12 @@ extension FetchMultipartTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(multipartFetch))
         process.arguments = ["-sS", "-F", "f=@\(scratch)/big.bin", "-F", "a=b", "http://127.0.0.1:\(server.port)/up"]
-        process.environment = ["TMPDIR": temporary]
+        // The inherited environment plus TMPDIR: replacing it dropped ASAN_OPTIONS in the
+        // sanitizer step, so the ASan-built fetch ran LeakSanitizer (off there: Swift runtime
+        // caches) and exited 1 on the pool's connection alive at exit.
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
