@@ -169,3 +169,13 @@ let package = Package(
         ),
     ]
 )
+
+// swift-docc-plugin, for browsing the DocC catalogs (`swift package generate-documentation` and
+// `preview-documentation`; Documentation/Testing.md "Documentation"). Declared only when
+// LARIAT_DOCC=1: a package dependency is resolved and fetched by every build of this package and
+// by every package that depends on `Client`, so declaring it always would add it to the graph
+// `import Client` brings. CI converts the catalog with the toolchain's `docc` instead
+// (scripts/docs.sh), over the symbol graph it already extracts.
+if Context.environment["LARIAT_DOCC"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -4,6 +4,7 @@
 #     gunicorn into .build-venv/),
 #  2. starts httpbin on a free loopback port (stopped by PID on exit),
 #  3. prints the Alamofire API coverage figure (scripts/api-coverage.sh; list in .build-test/),
+#     converts Client's DocC catalog with warnings as errors (scripts/docs.sh, about a minute),
 #     then swift test with the default traits (full Foundation for URLError & co.),
 #  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
@@ -43,6 +44,9 @@ fi
 
 echo "== Alamofire API coverage (prints the figure; fails only if the check itself breaks)"
 bash scripts/api-coverage.sh | tee .build-test/api-coverage.log | grep -E "^(Alamofire|Cannot|Provided|Missing|API coverage)"
+
+echo "== Client documentation (DocC catalog, warnings are errors)"
+bash scripts/docs.sh
 
 echo "== swift test (default traits: FullFoundation)"
 # A failing run prints its failures and runs once more: a test that fails twice fails CI, one

@@ -14,7 +14,7 @@ extension AFError {
             public let host: String
             /// The server's trust object.
             public let trust: SecTrust
-            /// The TLS module's verdict; ``TLS/TrustResult/failure`` says which check failed.
+            /// The TLS module's verdict; `TrustResult.failure` says which check failed.
             public let result: TrustResult
 
             /// Creates an output.

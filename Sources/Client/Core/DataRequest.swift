@@ -104,8 +104,10 @@ public class DataRequest: Request, @unchecked Sendable {
     // MARK: Response handlers
 
     /// Calls `completionHandler` on `queue` with the raw response once the request finished.
-    /// - Parameter queue: Where to call the handler; `.main` by default, as in Alamofire (README
-    ///   "Completion queues": the main queue must be served, pass a queue where it is not).
+    /// - Parameters:
+    ///   - queue: Where to call the handler; `.main` by default, as in Alamofire (README
+    ///     "Completion queues": the main queue must be served, pass a queue where it is not).
+    ///   - completionHandler: Receives the response, its body as `Data` or `nil`.
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {

@@ -10,7 +10,9 @@ extension DownloadRequest {
     // MARK: Response handlers
 
     /// Calls `completionHandler` on `queue` with the raw outcome (the file URL) once finished.
-    /// - Parameter queue: `.main` by default, as in Alamofire (README "Completion queues").
+    /// - Parameters:
+    ///   - queue: `.main` by default, as in Alamofire (README "Completion queues").
+    ///   - completionHandler: Receives the response, with the file's URL or `nil`.
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {

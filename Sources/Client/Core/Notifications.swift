@@ -6,7 +6,7 @@ import FoundationEssentials
 import Dispatch
 
 extension Request {
-    /// Posted when a request is resumed; the notification's ``Foundation/Notification/request`` is the request.
+    /// Posted when a request is resumed; the notification's `Notification.request` is the request.
     public static let didResumeNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResume")
     /// Posted when a request is suspended.
     public static let didSuspendNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspend")
@@ -33,7 +33,7 @@ extension Notification {
 }
 
 /// Posts `Request.didResumeNotification` and the seven other request notifications on
-/// `NotificationCenter.default`, with the request in the user info (``Foundation/Notification/request``).
+/// `NotificationCenter.default`, with the request in the user info (`Notification.request`).
 ///
 /// Every session has one unless `eventMonitors:` says otherwise (Alamofire's default).
 ///

@@ -108,7 +108,7 @@ open class Session: @unchecked Sendable {
     ///     or `.pkcs12(file:password:)`) here. `nil` (the default) is `TLSConfiguration()`: system
     ///     roots, TLS 1.2+, forward-secret AEAD suites, security level 2. An identity or root file
     ///     that cannot be loaded makes every https request fail with `.secureConnectionFailed`.
-    ///   - eventLoopGroup: The loops connections live on; ``EventLoopGroup/shared`` by default.
+    ///   - eventLoopGroup: The loops connections live on; `EventLoopGroup.shared` by default.
     ///   - resolver: Fixed IP addresses to connect to for some hosts instead of resolving them
     ///     (curl's `--resolve`); ``HostResolver/system`` (no overrides) by default. Only the TCP
     ///     connection uses them: the `Host` header, TLS SNI, certificate host checks and

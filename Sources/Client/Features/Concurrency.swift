@@ -41,8 +41,12 @@ public struct DataTask<Value: Sendable>: Sendable {
 
 extension DataRequest {
     /// The body as `Data`, awaited.
-    /// - Parameter shouldAutomaticallyCancel: Cancel the request when the awaiting task is
-    ///   cancelled. `false` by default, as in Alamofire.
+    /// - Parameters:
+    ///   - shouldAutomaticallyCancel: Cancel the request when the awaiting task is cancelled.
+    ///     `false` by default, as in Alamofire.
+    ///   - dataPreprocessor: Runs on the body before it is returned; passes it through by default.
+    ///   - emptyResponseCodes: Statuses for which an empty body is a success; 204 and 205 by default.
+    ///   - emptyRequestMethods: Methods for which an empty body is a success; `HEAD` by default.
     public func serializingData(
         automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,

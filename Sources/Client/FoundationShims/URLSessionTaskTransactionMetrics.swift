@@ -98,16 +98,34 @@ public final class URLSessionTaskTransactionMetrics: Sendable {
     /// - Parameters:
     ///   - request:  The request as sent.
     ///   - response: The response head, if one arrived.
-    ///   - fetchStartDate ... responseEndDate: The phase dates; see the properties.
+    ///   - fetchStartDate: When the exchange began (before any connection work).
+    ///   - domainLookupStartDate: When name resolution started.
+    ///   - domainLookupEndDate: When name resolution ended.
+    ///   - connectStartDate: When the connection attempt began (name resolution included).
+    ///   - secureConnectionStartDate: When the TLS handshake started.
+    ///   - secureConnectionEndDate: When the TLS handshake ended.
+    ///   - connectEndDate: When the connection (including TLS) was ready.
+    ///   - requestStartDate: When the first request byte was written.
+    ///   - requestEndDate: When the last request byte was written.
+    ///   - responseStartDate: When the first response byte arrived.
+    ///   - responseEndDate: When the last response byte arrived.
     ///   - networkProtocolName: `http/1.1` by default.
     ///   - isProxyConnection: `false` by default.
     ///   - isReusedConnection: `false` by default.
     ///   - resourceFetchType: ``ResourceFetchType/networkLoad`` by default.
-    ///   - countOfRequestHeaderBytesSent ... countOfResponseBodyBytesReceived: Byte counts. `0` by default.
+    ///   - countOfRequestHeaderBytesSent: Bytes of the request head written. `0` by default.
+    ///   - countOfRequestBodyBytesSent: Bytes of the request body written. `0` by default.
+    ///   - countOfResponseHeaderBytesReceived: Bytes of the response head read. `0` by default.
+    ///   - countOfResponseBodyBytesReceived: Bytes of the response body read, chunked framing
+    ///     included. `0` by default.
     ///   - countOfResponseBodyBytesAfterDecoding: `nil` (the default) means the same as received.
-    ///   - localAddress, localPort, remoteAddress, remotePort: The connection's endpoints. `nil` by default.
-    ///   - negotiatedTLSProtocolVersion, negotiatedTLSCipherSuite, negotiatedTLSCipherSuiteName:
-    ///     TLS details. `nil` by default.
+    ///   - localAddress: The connection's local address. `nil` by default.
+    ///   - localPort: The connection's local port. `nil` by default.
+    ///   - remoteAddress: The connection's peer address. `nil` by default.
+    ///   - remotePort: The connection's peer port. `nil` by default.
+    ///   - negotiatedTLSProtocolVersion: The TLS version. `nil` by default.
+    ///   - negotiatedTLSCipherSuite: The TLS cipher suite. `nil` by default.
+    ///   - negotiatedTLSCipherSuiteName: The suite's OpenSSL name. `nil` by default.
     public init(
         request: URLRequest,
         response: HTTPURLResponse? = nil,

@@ -41,7 +41,7 @@ public final class SecTrust: Sendable, CustomStringConvertible {
     public var description: String { "SecTrust(\(host), \(certificates.count) certificates)" }
 }
 
-/// An X.509 certificate with Apple's name; wraps the TLS module's ``TLS/Certificate``.
+/// An X.509 certificate with Apple's name; wraps the TLS module's `Certificate`.
 public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The parsed certificate.
     public let certificate: Certificate
@@ -68,7 +68,7 @@ public final class SecCertificate: Sendable, Hashable, CustomStringConvertible {
     public var description: String { certificate.description }
 }
 
-/// A public key with Apple's name; wraps the TLS module's ``TLS/PublicKey``. Two keys are equal
+/// A public key with Apple's name; wraps the TLS module's `PublicKey`. Two keys are equal
 /// when their SubjectPublicKeyInfo encodings are equal (what public key pinning compares).
 public final class SecKey: Sendable, Hashable, CustomStringConvertible {
     /// The key.
