@@ -5,7 +5,6 @@
 #if FullFoundation
 import Foundation
 import Testing
-import Synchronization
 import LariatTestSupport
 
 /// `fetch` next to the running test bundle, if it was built.
@@ -20,17 +19,6 @@ extension ClientIntegrationTests {
     struct FetchStreamingTests {
         /// The body's size: 64 MiB, sent in 1 MiB pieces (one shared array).
         static let bodySize = 64 << 20
-
-        /// The process's `VmHWM` (peak resident) and `RssAnon` (resident anonymous memory: the
-        /// heap, where a held body would be) in KiB, or nil once it is gone.
-        fileprivate static func memoryKiB(_ pid: Int32) -> (peak: Int, anonymous: Int)? {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-            func field(_ name: String) -> Int? {
-                status.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count).filter(\.isNumber)) }
-            }
-            guard let peak = field("VmHWM:"), let anonymous = field("RssAnon:") else { return nil }
-            return (peak, anonymous)
-        }
 
         @Test("a 64 MiB body is streamed: fetch's anonymous memory stays under 24 MiB", arguments: [["-o", "/dev/null"], ["-o", "-"]])
         func boundedMemory(arguments: [String]) throws {
@@ -47,10 +35,8 @@ extension ClientIntegrationTests {
             let output = Pipe()
             process.standardOutput = output
             try process.run()
-            // Sampled every millisecond on a thread of its own (not the cooperative pool, which
-            // other tests' blocking waits can starve). Anonymous memory is what a held body would
-            // take; VmHWM also counts the shared libraries' file pages, which vary with the page cache.
-            let sampler = MemorySampler(pid: process.processIdentifier)
+            // Sampled every millisecond on a thread of its own (see ProcessMemorySampler).
+            let sampler = ProcessMemorySampler(pid: process.processIdentifier)
             let written = output.fileHandleForReading.readDataToEndOfFile().count
             process.waitUntilExit()
             let (peak, anonymous) = sampler.stop()
@@ -64,32 +50,6 @@ extension ClientIntegrationTests {
             let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
             #expect(anonymous > 0 && (sanitized || anonymous < 24 * 1024), "anonymous memory \(anonymous) KiB")
             print("fetch \(arguments.joined(separator: " ")): anonymous \(anonymous) KiB, peak RSS \(peak) KiB for a \(Self.bodySize >> 20) MiB body")
-        }
-
-        /// Samples a process's memory on its own thread until stopped.
-        private final class MemorySampler: Sendable {
-            /// The largest VmHWM and RssAnon seen (KiB), and whether to stop.
-            private let state = Mutex((peak: 0, anonymous: 0, stopping: false))
-            private let finished = DispatchSemaphore(value: 0)
-
-            init(pid: Int32) {
-                Thread { [self] in
-                    while !state.withLock({ $0.stopping }) {
-                        if let sample = FetchStreamingTests.memoryKiB(pid) {
-                            state.withLock { ($0.peak, $0.anonymous) = (max($0.peak, sample.peak), max($0.anonymous, sample.anonymous)) }
-                        }
-                        usleep(1000)
-                    }
-                    finished.signal()
-                }.start()
-            }
-
-            /// Stops sampling; the largest values seen.
-            func stop() -> (peak: Int, anonymous: Int) {
-                state.withLock { $0.stopping = true }
-                finished.wait()
-                return state.withLock { ($0.peak, $0.anonymous) }
-            }
         }
 
         /// Runs fetch to completion; its exit status and standard output.

@@ -4,7 +4,6 @@
 #if FullFoundation
 import Foundation
 import Testing
-import Synchronization
 import LariatTestSupport
 
 /// `lariat-openapi-probe` next to the running test bundle, if it was built.
@@ -17,16 +16,6 @@ private let probeExecutable: String? = {
 @Suite("LariatTransport streaming memory", .enabled(if: probeExecutable != nil, "lariat-openapi-probe is not built next to the tests"))
 struct StreamingMemoryTests {
     static let bodySize = 64 << 20
-
-    /// VmHWM (peak resident) and RssAnon (resident anonymous: the heap) of `pid`, in KiB.
-    fileprivate static func memoryKiB(_ pid: Int32) -> (peak: Int, anonymous: Int)? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        func field(_ name: String) -> Int? {
-            status.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count).filter(\.isNumber)) }
-        }
-        guard let peak = field("VmHWM:"), let anonymous = field("RssAnon:") else { return nil }
-        return (peak, anonymous)
-    }
 
     @Test("64 MiB through HTTPBody: the probe's resident memory stays under 32 MiB", arguments: [false, true])
     func boundedMemory(slowConsumer: Bool) throws {
@@ -42,7 +31,7 @@ struct StreamingMemoryTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let sampler = MemorySampler(pid: process.processIdentifier)
+        let sampler = ProcessMemorySampler(pid: process.processIdentifier)
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let (peak, anonymous) = sampler.stop()
@@ -56,28 +45,5 @@ struct StreamingMemoryTests {
         print("lariat-openapi-probe\(slowConsumer ? " --slow" : ""): peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB body")
     }
 
-    /// Samples a process's memory every millisecond on its own thread until stopped.
-    private final class MemorySampler: Sendable {
-        private let state = Mutex((peak: 0, anonymous: 0, stopping: false))
-        private let finished = DispatchSemaphore(value: 0)
-
-        init(pid: Int32) {
-            Thread { [self] in
-                while !state.withLock({ $0.stopping }) {
-                    if let sample = StreamingMemoryTests.memoryKiB(pid) {
-                        state.withLock { ($0.peak, $0.anonymous) = (max($0.peak, sample.peak), max($0.anonymous, sample.anonymous)) }
-                    }
-                    usleep(1000)
-                }
-                finished.signal()
-            }.start()
-        }
-
-        func stop() -> (peak: Int, anonymous: Int) {
-            state.withLock { $0.stopping = true }
-            finished.wait()
-            return state.withLock { ($0.peak, $0.anonymous) }
-        }
-    }
 }
 #endif
