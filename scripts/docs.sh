@@ -8,7 +8,7 @@
 # scripts/api-coverage.sh does; builds only the Client target if it is missing), so it adds no
 # build of its own: seconds after `swift build`. To browse the documentation, use
 # swift-docc-plugin instead (Documentation/Testing.md "Documentation"):
-#   LARIAT_DOCC=1 swift package --scratch-path .build-docs --disable-sandbox preview-documentation --target Client
+#   LARIAT_DOCC=1 swift package --disable-sandbox preview-documentation --target Client
 set -euo pipefail
 cd "$(dirname "$0")/.."
 output=${1:-.build-test/Client.doccarchive}
@@ -19,12 +19,14 @@ fi
 symbols="$bin/docs-symbol-graphs"
 rm -rf "$symbols" && mkdir -p "$symbols" "$(dirname "$output")"
 triple=$(basename "$(dirname "$bin")")
-# Public and open symbols only: the catalog documents what `import Client` offers.
+# Public and open symbols only: the catalog documents what `import Client` offers. Extensions of
+# other modules' types (Foundation's CharacterSet, Swift's Result...) as extension blocks, as
+# swift-docc-plugin extracts them, so both report the same warnings.
 swift-symbolgraph-extract -module-name Client -target "$triple" -I "$bin/Modules" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
-    -minimum-access-level public -skip-inherited-docs -output-dir "$symbols"
+    -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols -output-dir "$symbols"
 docc convert Sources/Client/Client.docc --additional-symbol-graph-dir "$symbols" \
     --fallback-display-name Client --fallback-bundle-identifier org.lariat.Client \
     --output-path "$output" --warnings-as-errors

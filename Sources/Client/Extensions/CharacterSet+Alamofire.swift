@@ -5,7 +5,7 @@ import Foundation
 extension CharacterSet {
     /// The characters Alamofire's encoders leave unescaped in query names and values.
     ///
-    /// This is ``urlQueryAllowed`` minus the RFC 3986 §2.2 delimiters that would change a query's
+    /// This is `CharacterSet.urlQueryAllowed` minus the RFC 3986 §2.2 delimiters that would change a query's
     /// meaning: the general delimiters `:#[]@` and the sub-delimiters `!$&'()*+,;=`. What stays is
     /// the unreserved set (`A-Z a-z 0-9 - . _ ~`) plus `/` and `?`, which RFC 3986 §3.4 allows in queries.
     public static let afURLQueryAllowed: CharacterSet = {
