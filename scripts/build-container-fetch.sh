@@ -60,9 +60,10 @@ python3 scripts/container-size-report.py .build-static/fetch.map
 
 # No Lariat object may reference the regex engine (one `firstRange(of:)` would link 1.3 MB
 # were FoundationEssentials not linking it already), so Lariat is never the reason it is there.
+# (grep reads all of nm's output: with -q and pipefail, nm's SIGPIPE would hide a match.)
 regex_users=$(for object in .build-static/release/{Wire,EventLoop,TLS,Client,fetch}.build/*.o; do
-    nm -u "$object" 2>/dev/null | grep -q '17_StringProcessing\|12_RegexParser' && basename "$object"
-done || true)
+    if nm -u "$object" 2>/dev/null | grep -E '17_StringProcessing|12_RegexParser' >/dev/null; then basename "$object"; fi
+done)
 if [ -n "$regex_users" ]; then
     echo "these Lariat objects reference the regex engine (_StringProcessing): $(echo $regex_users)" >&2
     echo "use firstOccurrence(of:)/containsText(_:) (Client) or a plain loop instead" >&2
