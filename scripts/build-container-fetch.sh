@@ -56,7 +56,7 @@ echo "$out/fetch: $size bytes, static, stripped (unstripped $(stat -c %s "$bin")
 # archive (and per Lariat module) from the link map, then Lariat's generic specializations.
 echo "by section (stripped binary):"
 size -A "$out/fetch" | awk '$2 ~ /^[0-9]+$/ && $2 >= 100000 { printf "  %6.2f MB  %s\n", $2 / 1e6, $1 }' | sort -rn
-python3 scripts/container-size-report.py .build-static/fetch.map
+python3 scripts/container-size-report.py .build-static/fetch.map "$bin"
 
 # No Lariat object may reference the regex engine (one `firstRange(of:)` would link 1.3 MB
 # were FoundationEssentials not linking it already), so Lariat is never the reason it is there.
