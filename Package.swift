@@ -62,9 +62,12 @@ let package = Package(
 
         // MARK: Event loop (epoll, sockets, timers): Glibc plus the CLinux modulemap
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // The one typed accessor of a directory entry's name (`d_name` in place), shared by
+        // EventLoop, TLS and the tests without a dependency edge between them.
+        .systemLibrary(name: "CDirent", path: "Sources/CDirent"),
         .target(
             name: "EventLoop",
-            dependencies: ["CLinux"],
+            dependencies: ["CLinux", "CDirent"],
             swiftSettings: strict
         ),
 
@@ -77,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "TLS",
-            dependencies: ["COpenSSL"],
+            dependencies: ["COpenSSL", "CDirent"],
             exclude: ["README.md"],
             swiftSettings: strict
         ),
@@ -134,16 +137,16 @@ let package = Package(
         // The soak test (scripts/soak.sh): many requests and faults through one process, then
         // descriptor, memory, thread and request-accounting checks.
         .executableTarget(
-            name: "lariat-soak", dependencies: ["Client"], swiftSettings: strict),
+            name: "lariat-soak", dependencies: ["Client", "EventLoop"], swiftSettings: strict),
 
         // MARK: Tests
         .target(
             name: "LariatTestSupport",
-            dependencies: [],
+            dependencies: ["CDirent"],
             path: "Tests/Support",
             swiftSettings: strict
         ),
-        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "CDirent"], swiftSettings: strict),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
         .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),

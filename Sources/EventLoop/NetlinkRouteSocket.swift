@@ -63,15 +63,25 @@ package final class NetlinkRouteSocket: SocketHandler {
         buffer.deallocate()
     }
 
-    /// Binds a `sockaddr_nl` (family u16, pad u16, pid u32 = 0 so the kernel picks, groups u32).
+    /// Binds the socket to `groups`, the kernel picking the port id.
     private static func bind(_ fd: Int32, groups: UInt32) throws(SocketError) {
-        var address = [UInt8](repeating: 0, count: 12)
-        withUnsafeBytes(of: UInt16(AF_NETLINK)) { address.replaceSubrange(0..<2, with: $0) }
-        withUnsafeBytes(of: groups) { address.replaceSubrange(8..<12, with: $0) }
         _ = try retryingSyscall("bind") {
-            address.withUnsafeBytes { raw in
-                Int(Glibc.bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count)))
-            }
+            withSockAddr(groups: groups) { address, length in Int(Glibc.bind(fd, address, length)) }
+        }
+    }
+
+    /// Calls `body` with a `struct sockaddr_nl` (`AF_NETLINK`, `nl_pid` 0 so the kernel picks,
+    /// `nl_groups`) seen as the `struct sockaddr *` that `bind` takes, and its length. The typed
+    /// accessor for this cast (as `SocketAddress.withSockAddr` for IP and Unix addresses): the
+    /// struct is built by its fields, and rebound only to pass it to the kernel. The pointer
+    /// must not escape.
+    static func withSockAddr<R>(groups: UInt32, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        address.nl_pid = 0
+        address.nl_groups = groups
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
         }
     }
 

@@ -1,4 +1,5 @@
 // Where bytes go: files (with `--create-dirs`), standard output, write errors noticed.
+import Client  // firstOccurrence(of:): substring search without the regex engine
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -104,7 +105,7 @@ enum Output {
     /// `-O`: the URL path's last segment, or nil when it is empty.
     static func remoteName(_ url: String) -> String? {
         var rest = Substring(url)
-        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstOccurrence(of: "://") { rest = rest[scheme.upperBound...] }
         guard let slash = rest.firstIndex(of: "/") else { return nil }
         let path = rest[slash...].prefix(while: { $0 != "?" && $0 != "#" })
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
@@ -172,7 +173,7 @@ enum RemoteHeaderName {
         var searchFrom = value.startIndex
         var found: String.Index?
         let lowered = value.lowercased()
-        while let range = lowered[searchFrom...].firstRange(of: "filename=") {
+        while let range = lowered[searchFrom...].firstOccurrence(of: "filename=") {
             let before = range.lowerBound == lowered.startIndex ? nil : lowered[lowered.index(before: range.lowerBound)]
             if before == nil || before == ";" || before == " " || before == "\t" {
                 found = range.upperBound

@@ -169,8 +169,8 @@ struct RequestBuilder {
     /// (status 1 for others), user info taken out (returned as `user:password`, decoded).
     static func normalize(_ raw: String) throws(TransferError) -> (url: String, credentials: String?) {
         var url = raw
-        if url.firstRange(of: "://") == nil { url = "http://" + url }
-        let schemeEnd = url.firstRange(of: "://")!
+        if url.firstOccurrence(of: "://") == nil { url = "http://" + url }
+        let schemeEnd = url.firstOccurrence(of: "://")!
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw TransferError(status: 1, message: "Protocol \"\(url[..<schemeEnd.lowerBound])\" not supported")

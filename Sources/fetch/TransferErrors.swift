@@ -31,7 +31,7 @@ enum TransferErrors {
     static func hostAndPort(_ url: String) -> (String, Int) {
         let https = url.lowercased().hasPrefix("https:")
         var rest = Substring(url)
-        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstOccurrence(of: "://") { rest = rest[scheme.upperBound...] }
         let authority = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
         var host = authority
         var port = https ? 443 : 80

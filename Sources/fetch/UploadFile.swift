@@ -33,7 +33,7 @@ enum UploadFile {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var rest = Substring(url)
         var prefix = ""
-        if let scheme = rest.firstRange(of: "://") {
+        if let scheme = rest.firstOccurrence(of: "://") {
             prefix = String(rest[..<scheme.upperBound])
             rest = rest[scheme.upperBound...]
         }

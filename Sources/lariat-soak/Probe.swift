@@ -1,4 +1,5 @@
 // Probe: the process's own resource counts (Linux /proc), and the soak's error type.
+import EventLoop  // directoryEntryNames(in:): d_name read in place (CDirent)
 import Glibc
 
 /// A failure that stops the soak: setup, or an assertion that did not hold.
@@ -29,16 +30,7 @@ struct Snapshot: CustomStringConvertible {
 
     /// The number of entries of a /proc directory, without `.` and `..`.
     private static func entries(in path: String) -> Int {
-        guard let directory = opendir(path) else { return -1 }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
-            if !isDot { count += 1 }
-        }
-        return count
+        directoryEntryNames(in: path)?.count ?? -1
     }
 
     /// RSS from `/proc/self/statm`.

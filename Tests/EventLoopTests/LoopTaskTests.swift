@@ -75,12 +75,10 @@ extension EventLoopTests {
         /// than all descriptors, because the other suites open and close sockets meanwhile (a
         /// plain count was off by one under ThreadSanitizer's slower, overlapping runs).
         static func loopDescriptorCount() -> Int {
-            guard let directory = opendir("/proc/self/fd") else { return -1 }
-            defer { closedir(directory) }
+            guard let names = directoryEntryNames(in: "/proc/self/fd") else { return -1 }
             var count = 0
             var target = [CChar](repeating: 0, count: 64)
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            for name in names {
                 let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
                 guard length > 0 else { continue }
                 let link = String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,5 +1,7 @@
-// NetlinkRouteSocket against this machine's kernel: real dump replies decode, and a dump ends.
+// NetlinkRouteSocket against this machine's kernel: real dump replies decode, and a dump ends;
+// the sockaddr_nl accessor binds where the kernel reads it (issue 18 pointer audit).
 @testable import EventLoop
+import Glibc
 import Synchronization
 import Testing
 
@@ -52,6 +54,32 @@ extension EventLoopTests {
                 #expect(state.statuses.count == 1)
             }
             if let opened { await onLoop(loop) { opened.value.close() } }
+        }
+
+        /// The typed `sockaddr_nl` accessor: the kernel reads back the family and the groups we
+        /// bound (`getsockname`), for several group masks, so a field at a wrong offset fails.
+        @Test(arguments: [UInt32(0), 1, Netlink.monitorGroups, 0x4_0001])
+        func sockaddrAccessorBindsTheGroups(groups: UInt32) throws {
+            let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            let length = NetlinkRouteSocket.withSockAddr(groups: groups) { address, length in
+                #expect(bind(fd, address, length) == 0, "bind errno \(errno)")
+                return length
+            }
+            #expect(length == 12)
+            var storage = sockaddr_storage()
+            var storageLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let status = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &storageLength) }
+            }
+            #expect(status == 0)
+            #expect(storageLength == 12)
+            withUnsafeBytes(of: &storage) { raw in
+                #expect(raw.loadUnaligned(fromByteOffset: 0, as: UInt16.self) == UInt16(AF_NETLINK))
+                #expect(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self) != 0)  // the port id the kernel picked
+                #expect(raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == groups)
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //
 // A precise leak check that parallel tests cannot disturb: a plain descriptor count moves
 // whenever another test opens a file, but only the code under test touches its own server's port.
+import CDirent
 import Glibc
 
 /// The open socket descriptors whose local or peer port is `port` (IPv4 or IPv6).
@@ -12,9 +13,7 @@ public func openSocketDescriptors(touchingPort port: Int) -> [Int32] {
     guard let directory = opendir("/proc/self/fd") else { return [] }
     var numbers: [Int32] = []
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let name = String(cString: lariat_dirent_name(entry))  // in place, up to the NUL
         if let number = Int32(name) { numbers.append(number) }
     }
     closedir(directory)

@@ -1,3 +1,4 @@
+import CDirent
 import Glibc
 import Testing
 import Wire
@@ -209,11 +210,10 @@ func fileNames(in directory: String) -> [String] {
     defer { closedir(dir) }
     var names: [String] = []
     while let entry = readdir(dir) {
-        // d_name is read in place up to its NUL: a record is only as long as its name, so
-        // copying the 256-byte d_name tuple read past the last record (AddressSanitizer,
+        // d_name is read in place up to its NUL (CDirent): a record is only as long as its name,
+        // so copying the 256-byte d_name tuple read past the last record (AddressSanitizer,
         // heap-buffer-overflow, with the 676-file websocket corpus).
-        let nameStart = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
-        let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
+        let name = String(cString: lariat_dirent_name(entry))
         if !name.hasPrefix("."), entry.pointee.d_type == UInt8(DT_REG) { names.append(name) }
     }
     return names

@@ -1,3 +1,4 @@
+internal import CDirent
 internal import COpenSSL
 internal import Glibc
 
@@ -146,10 +147,9 @@ enum OpenSSLAccessors {
 
     /// A directory entry's name (`d_name`, a NUL-terminated `char[256]` inside `struct dirent`).
     static func name(of entry: UnsafePointer<dirent>) -> String {
-        // In place, up to the NUL: glibc's records are only as long as their name, so copying
-        // the 256-byte d_name tuple could read past the last record of readdir's buffer (seen
-        // by AddressSanitizer in a test with the same pattern over a 676-file directory).
-        let nameStart = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
-        return String(cString: nameStart.assumingMemoryBound(to: CChar.self))
+        // In place, up to the NUL, through the shared C accessor (CDirent): glibc's records are
+        // only as long as their name, so copying the 256-byte d_name tuple could read past the
+        // last record of readdir's buffer (seen by AddressSanitizer over a 676-file directory).
+        String(cString: lariat_dirent_name(entry))
     }
 }

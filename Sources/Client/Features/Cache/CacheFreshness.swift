@@ -59,7 +59,7 @@ enum CacheFreshness {
         let response = CacheControl(responseHeaders)
         // §5.2.1.4 and §5.2.2.4: no-cache means validate every time; a pragma from HTTP/1.0 too.
         if request.noCache || response.noCache { return .stale }
-        if request.cacheControl == nil, requestHeaders.value(for: "Pragma")?.lowercased().contains("no-cache") == true { return .stale }
+        if request.cacheControl == nil, requestHeaders.value(for: "Pragma")?.lowercased().containsText("no-cache") == true { return .stale }
         let lifetime = freshnessLifetime(responseHeaders, response, responseTime: responseTime)
         let age = currentAge(responseHeaders, requestTime: requestTime, responseTime: responseTime, now: now)
         var fresh = age < lifetime
@@ -117,7 +117,7 @@ struct CacheControl: Equatable, Sendable {
         for directive in cacheControl!.split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1)
             let name = parts.first.map { $0.trimmingSpaces().lowercased() } ?? ""
-            let argument = parts.count > 1 ? parts[1].trimmingSpaces().replacing("\"", with: "") : nil
+            let argument = parts.count > 1 ? parts[1].trimmingSpaces().filter { $0 != "\"" } : nil
             // Limits on what a server controls: ages beyond 2^31 s are clamped (§1.2.2).
             let seconds = argument.flatMap { text -> Int? in
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }

@@ -75,7 +75,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     private static func parse(_ text: String) throws(ProxyError) -> ProxyServer {
         var rest = Substring(text)
         var kind = Kind.http
-        if let separator = rest.firstRange(of: "://") {
+        if let separator = rest.firstOccurrence(of: "://") {
             let scheme = rest[..<separator.lowerBound].lowercased()
             guard let known = Kind(rawValue: scheme) else {
                 throw ProxyError(.unsupportedScheme, proxy: text, "unsupported proxy scheme for '\(text)'")
