@@ -238,6 +238,7 @@ public class Request: @unchecked Sendable {
         case .none: break
         case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
         case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { session.pool.execute(exchange) }
+        case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
@@ -291,7 +292,8 @@ public class Request: @unchecked Sendable {
         // session's queue. Their completion may come from any thread.
         underlyingQueue.async { [self] in
             adapter.adapt(requestToAdapt, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
-                switch result {
+                // An adapter may add a body to a GET: checked again, failing as the adaptation (Alamofire).
+                switch result.flatMap({ adapted in Result { try adapted.validate(); return adapted } }) {
                 case .success(let adapted):
                     if isMonitored { emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) } }
                     send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
@@ -341,9 +343,7 @@ public class Request: @unchecked Sendable {
             if route.drain(bytes) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
-        let action = mutable.withLock { $0.machine.exchangeCreated(exchange) }
-        if case .none = action { didSuspendTask() }  // created while suspended: held unsent
-        perform(action)
+        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
 
     /// Sends a follow-up's request (see `Request+FollowUp.swift`).

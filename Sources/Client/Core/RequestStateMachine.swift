@@ -19,6 +19,14 @@
 //   initialized, suspendedBeforeStart, suspendedWithExchange ──cancel──▶ completing(cancelled)
 //   starting ──startFailed──▶ completing
 //
+// Eager setup (`Session(requestSetup: .eager)`): the URLRequest and the task are built when the
+// request is made, before any resume, and the request still shows `.initialized`:
+//
+//   initialized ──prepare──▶ preparing ──exchangeCreated──▶ prepared ──resume──▶ running
+//   (.initialized)           (.initialized)                  (.initialized) ──suspend──▶ suspendedWithExchange
+//   preparing ──resume/suspend──▶ starting(suspended: false/true); ──cancel──▶ cancelledWhileStarting
+//   prepared ──cancel──▶ completing(cancelled)
+//
 // Why `starting` is a state of its own: building the URLRequest runs user code (the request
 // modifier, adapters) outside the lock. The old `Request` read "not started yet" from
 // `exchange == nil`, so a suspend and a resume from another thread during that window started a
@@ -85,6 +93,13 @@ struct RequestStateMachine<Exchange, Handler> {
         /// arrived meanwhile, so the request finishes whatever it says.
         /// Exits: redirectDecided → starting or completing.
         case awaitingRedirectHandler(cancelled: Bool)
+        /// Built eagerly at creation, not resumed (shows `.initialized`).
+        /// Exits: exchangeCreated → prepared; startFailed → completing; resume → starting;
+        /// suspend → starting(suspended: true); cancel → cancelledWhileStarting.
+        case preparing
+        /// Built eagerly, never resumed: the exchange waits unsent (shows `.initialized`).
+        /// Exits: resume → running; suspend → suspendedWithExchange; cancel → completing(cancelled).
+        case prepared(Exchange)
         /// Cancelled while the starter builds; the starter's report finishes the request.
         /// Exits: exchangeCreated (the exchange is dropped unsent) or startFailed → completing(cancelled).
         case cancelledWhileStarting
@@ -121,6 +136,9 @@ struct RequestStateMachine<Exchange, Handler> {
         case startExchange
         /// Hand the exchange to the connection pool.
         case executeExchange(Exchange)
+        /// The built exchange is held unsent because the request is suspended: report its task
+        /// suspended.
+        case reportTaskSuspended
         /// Tell the exchange to stop; its terminal event follows.
         case cancelExchange(Exchange)
         /// Record the head (and prepare for the body).
@@ -165,7 +183,7 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The public state this one shows (Alamofire's `Request.State`).
     var publicState: Request.State {
         switch state {
-        case .initialized: return .initialized
+        case .initialized, .preparing, .prepared: return .initialized
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange: return .suspended
         case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry,
              .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(cancelled: false):
@@ -202,7 +220,11 @@ struct RequestStateMachine<Exchange, Handler> {
             // this only lifts a suspend that arrived meanwhile.
             state = .starting(suspended: false)
             return .none
-        case .suspendedWithExchange(let exchange):
+        case .preparing:
+            // The eager build is under way: its report sends the exchange.
+            state = .starting(suspended: false)
+            return .none
+        case .suspendedWithExchange(let exchange), .prepared(let exchange):
             state = .running(exchange)
             return .executeExchange(exchange)
         case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished,
@@ -216,9 +238,12 @@ struct RequestStateMachine<Exchange, Handler> {
         switch state {
         case .initialized:
             state = .suspendedBeforeStart
-        case .starting:
+        case .starting, .preparing:
             // Suspend racing the start: the exchange is kept unsent when it comes.
             state = .starting(suspended: true)
+        case .prepared(let exchange):
+            state = .suspendedWithExchange(exchange)
+            return .reportTaskSuspended
         case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing,
              .awaitingRetrier, .waitingToRetry, .finished, .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
             break  // Already suspended, in flight (cannot pause), between attempts, or over.
@@ -226,13 +251,20 @@ struct RequestStateMachine<Exchange, Handler> {
         return .none
     }
 
+    /// The request was made by a session with eager setup: build it now, without sending it.
+    mutating func prepare() -> Action {
+        guard case .initialized = state else { return .none }
+        state = .preparing
+        return .startExchange
+    }
+
     /// `cancel()` was called.
     mutating func cancel() -> Action {
         switch state {
-        case .initialized, .suspendedBeforeStart, .suspendedWithExchange:
+        case .initialized, .suspendedBeforeStart, .suspendedWithExchange, .prepared:
             state = .completing(cancelled: true)
             return .complete
-        case .starting:
+        case .starting, .preparing:
             // The starter finishes the request when it reports back.
             state = .cancelledWhileStarting
             return .none
@@ -276,6 +308,9 @@ struct RequestStateMachine<Exchange, Handler> {
             return .executeExchange(exchange)
         case .starting(suspended: true):
             state = .suspendedWithExchange(exchange)
+            return .reportTaskSuspended
+        case .preparing:
+            state = .prepared(exchange)
             return .none
         case .cancelledWhileStarting:
             state = .completing(cancelled: true)  // The exchange is dropped: it never ran.
@@ -288,7 +323,7 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The starter could not build the request (the error is recorded by the caller).
     mutating func startFailed() -> Action {
         switch state {
-        case .starting:
+        case .starting, .preparing:
             state = .completing(cancelled: false)
             return .complete
         case .cancelledWhileStarting:
