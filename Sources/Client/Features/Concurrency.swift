@@ -41,10 +41,11 @@ public struct DataTask<Value: Sendable>: Sendable {
 
 extension DataRequest {
     /// The body as `Data`, awaited.
-    /// - Parameter shouldAutomaticallyCancel: Cancel the request when the awaiting task is
-    ///   cancelled. `false` by default, as in Alamofire.
+    /// - Parameter shouldAutomaticallyCancel: Cancel the request when the awaiting task (or the
+    ///   task group it runs in) is cancelled. `true` by default, as in Alamofire since 5.8; with
+    ///   `false` the request runs on and the response is still delivered.
     public func serializingData(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
@@ -56,7 +57,7 @@ extension DataRequest {
 
     /// The body as a `String`, awaited.
     public func serializingString(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -71,7 +72,7 @@ extension DataRequest {
     /// The body decoded as `T`, awaited.
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
@@ -85,7 +86,7 @@ extension DataRequest {
 
     /// The response serialized by `serializer`, awaited.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         DataTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
             // No queue is named here, so none is hopped to: the response is serialized where it
