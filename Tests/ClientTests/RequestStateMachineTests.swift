@@ -16,6 +16,7 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
              (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),
              (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler),
              (.reportTaskSuspended, .reportTaskSuspended): return true
+        case (.pauseExchange(let a), .pauseExchange(let b)), (.resumeExchange(let a), .resumeExchange(let b)): return a == b
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
@@ -113,10 +114,24 @@ struct RequestStateMachineTests {
         Case(name: "suspend before start", steps: [
             (.suspend, .none), (.suspend, .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
         ], final: .resumed),
-        // Suspend while running has no effect (an HTTP/1.1 exchange cannot be paused).
-        Case(name: "suspend while running is ignored", steps: [
-            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .none),
+        // Suspend while running pauses the exchange's reading; resume reads again.
+        Case(name: "suspend while running pauses reading", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)), (.suspend, .none),
+            (.head, .deliverHead), (.resume, .resumeExchange(1)), (.resume, .none), (.ended, .complete),
         ], final: .resumed),
+        // An exchange that ends while suspended is held: the request finishes only on resume.
+        Case(name: "end while suspended waits for resume", steps: [
+            (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)),
+            (.ended, .none), (.suspend, .none), (.resume, .complete), (.finished, .runHandlers(["a"])),
+        ], final: .finished),
+        Case(name: "end while suspended, then cancel", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)), (.ended, .none),
+            (.cancel, .complete), (.resume, .none), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        Case(name: "cancel while suspended on the wire", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)),
+            (.cancel, .cancelExchange(1)), (.ended, .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
         // Cancel before resume: finish at once, never start.
         Case(name: "cancel before resume", steps: [
             (.handler("a"), .none), (.cancel, .complete), (.resume, .none), (.finished, .runHandlers(["a"])),
@@ -337,7 +352,8 @@ struct RequestStateMachineTests {
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
-                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler, .reportTaskSuspended: break
+                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler, .reportTaskSuspended, .pauseExchange,
+                     .resumeExchange: break
                 }
             }
             #expect(starts <= 1, "\(trace)")
