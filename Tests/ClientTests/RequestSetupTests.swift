@@ -162,7 +162,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
             defer { server.stop() }
             let sessionMonitor = LifetimeMonitor(), own = LifetimeMonitor()
-            let session = Session(eventMonitors: [sessionMonitor])
+            let session = Session(configuration: .ephemeral, eventMonitors: [sessionMonitor])
             _ = await session.request("http://127.0.0.1:\(server.port)/").eventMonitor(own).serializingData().response
             #expect(own.events == ["resume", "createURLRequest", "createTask", "resumeTask", "gatherMetrics", "completeTask", "finish"])
             #expect(sessionMonitor.events == ["resume", "createURLRequest", "createTask", "resumeTask", "willCacheResponse",
