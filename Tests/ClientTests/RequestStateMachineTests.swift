@@ -14,7 +14,9 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
         switch (lhs, rhs) {
         case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete),
              (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),
-             (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler): return true
+             (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler),
+             (.reportTaskSuspended, .reportTaskSuspended): return true
+        case (.pauseExchange(let a), .pauseExchange(let b)), (.resumeExchange(let a), .resumeExchange(let b)): return a == b
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
@@ -31,6 +33,8 @@ struct RequestStateMachineTests {
     /// One input event.
     enum Event: CustomStringConvertible {
         case resume, suspend, cancel, created(Int), startFailed, head, ended, handler(String), finished
+        /// The request was made by a session with eager setup.
+        case prepare
         /// The outcome was recorded: failed or not, with a retrier or not.
         case recorded(failed: Bool, retrier: Bool)
         /// The retrier answered: retry after this delay, or `nil` for no retry.
@@ -52,6 +56,7 @@ struct RequestStateMachineTests {
             case .recorded(let failed, let retrier): "recorded(failed: \(failed), retrier: \(retrier))"
             case .decided(let delay): "decided(\(delay.map { "\($0)" } ?? "no"))"
             case .delayElapsed: "delayElapsed"
+            case .prepare: "prepare"
             }
         }
 
@@ -69,6 +74,7 @@ struct RequestStateMachineTests {
             case .recorded(let failed, let retrier): machine.outcomeRecorded(failed: failed, hasRetrier: retrier)
             case .decided(let delay): machine.retryDecided(retry: delay)
             case .delayElapsed: machine.retryDelayElapsed()
+            case .prepare: machine.prepare()
             }
         }
     }
@@ -102,16 +108,30 @@ struct RequestStateMachineTests {
         ], final: .resumed),
         // Suspended during start: the exchange is held, sent on resume.
         Case(name: "suspend during start holds the exchange", steps: [
-            (.resume, .startExchange), (.suspend, .none), (.created(7), .none), (.resume, .executeExchange(7)),
+            (.resume, .startExchange), (.suspend, .none), (.created(7), .reportTaskSuspended), (.resume, .executeExchange(7)),
         ], final: .resumed),
         // Suspend before start, then resume starts it.
         Case(name: "suspend before start", steps: [
             (.suspend, .none), (.suspend, .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
         ], final: .resumed),
-        // Suspend while running has no effect (an HTTP/1.1 exchange cannot be paused).
-        Case(name: "suspend while running is ignored", steps: [
-            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .none),
+        // Suspend while running pauses the exchange's reading; resume reads again.
+        Case(name: "suspend while running pauses reading", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)), (.suspend, .none),
+            (.head, .deliverHead), (.resume, .resumeExchange(1)), (.resume, .none), (.ended, .complete),
         ], final: .resumed),
+        // An exchange that ends while suspended is held: the request finishes only on resume.
+        Case(name: "end while suspended waits for resume", steps: [
+            (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)),
+            (.ended, .none), (.suspend, .none), (.resume, .complete), (.finished, .runHandlers(["a"])),
+        ], final: .finished),
+        Case(name: "end while suspended, then cancel", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)), (.ended, .none),
+            (.cancel, .complete), (.resume, .none), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        Case(name: "cancel while suspended on the wire", steps: [
+            (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)),
+            (.cancel, .cancelExchange(1)), (.ended, .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
         // Cancel before resume: finish at once, never start.
         Case(name: "cancel before resume", steps: [
             (.handler("a"), .none), (.cancel, .complete), (.resume, .none), (.finished, .runHandlers(["a"])),
@@ -134,7 +154,7 @@ struct RequestStateMachineTests {
         ], final: .finished),
         // Cancel of a held exchange: it never ran, so no transport event will come.
         Case(name: "cancel a held exchange", steps: [
-            (.resume, .startExchange), (.suspend, .none), (.created(3), .none), (.cancel, .complete),
+            (.resume, .startExchange), (.suspend, .none), (.created(3), .reportTaskSuspended), (.cancel, .complete),
             (.finished, .runHandlers([])),
         ], final: .cancelled),
         // Cancel while running: the exchange is told, its failure finishes the request.
@@ -208,6 +228,40 @@ struct RequestStateMachineTests {
             (.decided(0), .scheduleRetry(delay: 0)), (.delayElapsed, .restartExchange), (.cancel, .none),
             (.created(2), .complete), (.recorded(failed: true, retrier: true), .runHandlers([])),
         ], final: .cancelled),
+        // Eager setup: built at creation, shown initialized, sent on resume.
+        Case(name: "eager: prepared, then resumed", steps: [
+            (.prepare, .startExchange), (.prepare, .none), (.created(1), .none), (.resume, .executeExchange(1)), (.resume, .none),
+        ], final: .resumed),
+        Case(name: "eager: prepared stays initialized", steps: [
+            (.prepare, .startExchange), (.created(1), .none), (.handler("a"), .none),
+        ], final: .initialized),
+        // A suspend of the prepared request holds its task: reported suspended once.
+        Case(name: "eager: suspend reports the task once", steps: [
+            (.prepare, .startExchange), (.created(1), .none), (.suspend, .reportTaskSuspended), (.suspend, .none),
+            (.resume, .executeExchange(1)),
+        ], final: .resumed),
+        Case(name: "eager: cancel of the prepared request ends it unsent", steps: [
+            (.prepare, .startExchange), (.created(1), .none), (.cancel, .complete), (.cancel, .none), (.resume, .none),
+            (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        // Intents while the eager build is under way: its report decides.
+        Case(name: "eager: resume during preparation sends when built", steps: [
+            (.prepare, .startExchange), (.resume, .none), (.created(1), .executeExchange(1)),
+        ], final: .resumed),
+        Case(name: "eager: suspend during preparation holds the task", steps: [
+            (.prepare, .startExchange), (.suspend, .none), (.created(1), .reportTaskSuspended), (.resume, .executeExchange(1)),
+        ], final: .resumed),
+        Case(name: "eager: cancel during preparation", steps: [
+            (.prepare, .startExchange), (.cancel, .none), (.created(1), .complete), (.finished, .runHandlers([])),
+        ], final: .cancelled),
+        Case(name: "eager: a failed build finishes without a resume", steps: [
+            (.handler("a"), .none), (.prepare, .startExchange), (.startFailed, .complete),
+            (.recorded(failed: true, retrier: false), .runHandlers(["a"])),
+        ], final: .finished),
+        // Prepare does nothing once the request moved on.
+        Case(name: "prepare after resume does nothing", steps: [
+            (.resume, .startExchange), (.prepare, .none), (.created(1), .executeExchange(1)),
+        ], final: .resumed),
     ]
 
     @Test("retryCount counts retries that started, not ones decided")
@@ -265,7 +319,7 @@ struct RequestStateMachineTests {
             var finished = false, handlersAdded = 0, handlersRun = 0, trace: [String] = []
             for _ in 0..<40 where !finished {
                 // Cancel is offered one step in four, so that many walks get as far as a retry.
-                var choices: [Event] = [.resume, .suspend, .handler("h")]
+                var choices: [Event] = [.resume, .suspend, .handler("h"), .prepare]
                 if random.next() % 4 == 0 { choices.append(.cancel) }
                 if startPending { choices += [.created(walk), .startFailed] }
                 if executed != nil, !ended { choices += [.head, .ended] }
@@ -298,7 +352,8 @@ struct RequestStateMachineTests {
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
-                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler: break
+                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler, .reportTaskSuspended, .pauseExchange,
+                     .resumeExchange: break
                 }
             }
             #expect(starts <= 1, "\(trace)")

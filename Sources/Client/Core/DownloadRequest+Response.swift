@@ -180,15 +180,15 @@ public struct DownloadTask<Value: Sendable>: Sendable {
 
 extension DownloadRequest {
     /// The downloaded file's URL, awaited.
-    /// - Parameter shouldAutomaticallyCancel: Cancel the download when the awaiting task is
-    ///   cancelled. `false` by default, as in Alamofire.
-    public func serializingDownloadedFileURL(automaticallyCancelling shouldAutomaticallyCancel: Bool = false) -> DownloadTask<URL> {
+    /// - Parameter shouldAutomaticallyCancel: Cancel the download when the awaiting task (or its
+    ///   task group) is cancelled. `true` by default, as in Alamofire since 5.8.
+    public func serializingDownloadedFileURL(automaticallyCancelling shouldAutomaticallyCancel: Bool = true) -> DownloadTask<URL> {
         serializingDownload(using: URLResponseSerializer(), automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// The downloaded file's bytes, awaited.
     public func serializingData(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
@@ -200,7 +200,7 @@ extension DownloadRequest {
 
     /// The downloaded file as a `String`, awaited.
     public func serializingString(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -215,7 +215,7 @@ extension DownloadRequest {
     /// The downloaded file decoded as `T`, awaited.
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
@@ -229,7 +229,7 @@ extension DownloadRequest {
 
     /// The download serialized by `serializer`, awaited.
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
-        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
         DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
             request.serializeDownloadInPlace(using: serializer, deliver: done)

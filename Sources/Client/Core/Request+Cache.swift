@@ -159,12 +159,13 @@ extension Request {
         revalidating.data.withUnsafeBytes { didReceiveBody($0) }
     }
 
-    /// After the exchange: stores the response (or the refreshed one) when the cache rules and
-    /// the handler allow.
-    func storeInCache() {
-        guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return }
+    /// What the exchange offers the cache: the response with its body, bound to the request,
+    /// and the cache it goes to; `nil` when nothing is storable (not a plain data request, no
+    /// cache, failed, served from the cache, or not storable under RFC 9111).
+    private func cacheProposal() -> (proposed: CachedURLResponse, request: URLRequest, cache: URLCache, state: RequestCacheState)? {
+        guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return nil }
         let (request, response, failed, cacheState) = mutable.withLock { ($0.request, $0.response, $0.error != nil, $0.cache) }
-        guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return }
+        guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return nil }
         let body = (self as? DataRequest)?.data ?? Data()
         if !cacheState.fromCache {
             // A server answers many users: a response to a request that carried credentials
@@ -172,15 +173,30 @@ extension Request {
             // it may be shared (`CacheFreshness.isStorable`, RFC 9111 §3.5).
             var sent = request.headers
             if cacheState.sendsCookie, sent.value(for: "Cookie") == nil { sent.update(name: "Cookie", value: "") }
-            guard CacheFreshness.isWorthStoring(response.headers),
-                  CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: sent,
-                                            responseHeaders: response.headers) else { return }
+            guard CacheFreshness.isStorable(method: "GET", status: response.statusCode, requestHeaders: sent,
+                                            responseHeaders: response.headers) else { return nil }
         }
         let proposed = CachedURLResponse(response: response, data: body).bound(to: request, requestTime: cacheState.requestTime,
                                                                                   responseTime: cacheState.responseTime)
-        if let dataTask = self.task as? URLSessionDataTask {
-            if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, willCacheResponse: proposed) } }
-        }
+        return (proposed, request, cache, cacheState)
+    }
+
+    /// Tells the session's monitors that the response is offered to the cache
+    /// (`urlSession(_:dataTask:willCacheResponse:)`) for every storable response, as URLSession's
+    /// delegate hears it: when the exchange ended, before its metrics and its completion.
+    func reportWillCacheResponse() {
+        guard isTaskMonitored, let dataTask = task as? URLSessionDataTask, let proposal = cacheProposal() else { return }
+        emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, willCacheResponse: proposal.proposed) }
+    }
+
+    /// After the exchange: stores the response (or the refreshed one) when the cache rules and
+    /// the handler allow.
+    func storeInCache() {
+        guard let proposal = cacheProposal() else { return }
+        let (proposed, request, cache, cacheState) = proposal
+        let response = proposed.response
+        // A response with no freshness and no validator could never be served: not kept.
+        guard cacheState.fromCache || CacheFreshness.isWorthStoring(response.headers) else { return }
         guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
             return cache.storeCachedResponse(proposed, for: request)
         }

@@ -21,9 +21,9 @@ extension Request {
         guard let pending, let response, let task else { return }
         if response.statusCode == 401 {
             guard let challenge = authenticationChallenge(for: response, followUp: followUp) else { return }
-            if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, didReceive: challenge) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didReceive: challenge) } }
         } else {
-            if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
         }
     }
 
@@ -44,7 +44,7 @@ extension Request {
     /// Records one exchange's transaction. A hop that a follow-up continues (a redirect or an
     /// answered challenge) is kept for the attempt's metrics; the attempt's last exchange
     /// (`failed`, or no follow-up pending) makes the attempt's metrics, one transaction per hop
-    /// and `redirectCount` the hops before it, and reports them once
+    /// and `redirectCount` the hops before it, which the task's end reports once
     /// (`urlSession(_:task:didFinishCollecting:)`, then `request(_:didGatherMetrics:)`).
     func recordMetrics(_ record: TransactionRecord, failed: Bool) {
         var record = record
@@ -59,8 +59,27 @@ extension Request {
         let metrics = URLSessionTaskMetrics(recorded: record, earlier: earlier)
         mutable.withLock { $0.metrics = metrics }
         guard !isHop, let task else { return }
-        if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, didFinishCollecting: metrics) } }
-        if isMonitored { emit { [self] in $0.request(self, didGatherMetrics: metrics) } }
+        // Reported when the task ends (`taskEnded`), after willCacheResponse.
+        lifecycle.state.withLock { state in
+            guard case .running(let since, _) = state.taskPhase, state.tasks.last === task else { return }
+            state.taskPhase = .running(since: since, metrics: metrics)
+        }
+    }
+
+    /// Sends the attempt's metrics to the monitors.
+    func reportMetrics(_ metrics: URLSessionTaskMetrics, for task: URLSessionTask) {
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didFinishCollecting: metrics) } }
+        guard isMonitored else { return }
+        emit { [self] in $0.request(self, didGatherMetrics: metrics) }
+    }
+
+    /// The task ends with no exchange recorded (cancelled while held, queued or connecting):
+    /// reports metrics spanning the task's life with no transactions, as URLSession reports
+    /// metrics for every task, a cancelled one too.
+    func reportMetricsWithoutTransactions(for task: URLSessionTask, since start: Date) {
+        let metrics = URLSessionTaskMetrics(taskInterval: DateInterval(start: start, end: max(start, Date())))
+        mutable.withLock { $0.metrics = $0.metrics ?? metrics }
+        reportMetrics(metrics, for: task)
     }
 
     /// A redirect handler declined a redirect after its exchange ended: that exchange, recorded
@@ -74,8 +93,7 @@ extension Request {
         guard let last = hops.last, let task else { return }
         let metrics = URLSessionTaskMetrics(recorded: last, earlier: Array(hops.dropLast()))
         mutable.withLock { $0.metrics = metrics }
-        if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, didFinishCollecting: metrics) } }
-        if isMonitored { emit { [self] in $0.request(self, didGatherMetrics: metrics) } }
+        reportMetrics(metrics, for: task)
     }
 
     /// The content decoder produced `count` bytes for the current exchange's body.
@@ -89,7 +107,7 @@ extension Request {
     /// `totalBytesExpectedToSend` (`-1`: unknown).
     func reportBodySent(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard bytesSent > 0, lifecycle.reportsChunks.load(ordering: .relaxed), let task else { return }
-        if isMonitored { emit { [self] in
+        if isTaskMonitored { emitTaskEvent { [self] in
             $0.urlSession(session.session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                           totalBytesExpectedToSend: totalBytesExpectedToSend)
         } }
@@ -103,7 +121,7 @@ extension DownloadRequest {
         guard bytesWritten > 0, lifecycle.reportsChunks.load(ordering: .relaxed), let task = task as? URLSessionDownloadTask else { return }
         let totalBytesWritten = Int64(sink.bytesWritten)
         let totalBytesExpectedToWrite = task.countOfBytesExpectedToReceive
-        if isMonitored { emit { [self] in
+        if isTaskMonitored { emitTaskEvent { [self] in
             $0.urlSession(session.session, downloadTask: task, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
                           totalBytesExpectedToWrite: totalBytesExpectedToWrite)
         } }
@@ -113,6 +131,6 @@ extension DownloadRequest {
     /// is the whole file's size from `Content-Range`, `-1` when the server did not give it.
     func reportResumed(atOffset offset: Int64, expectedTotal: Int64) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isMonitored { emit { [self] in $0.urlSession(session.session, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
     }
 }

@@ -10,9 +10,31 @@ import Synchronization
 // waiting for them, its own event monitors, and the hooks `Request` calls to report events.
 // Event order: see the header of `EventMonitor.swift`.
 
-/// An `onHTTPResponse` handler and its queue.
 /// A request's attempts and lifecycle handlers, in one mutex.
 final class RequestLifecycle: Sendable {
+    /// The last task's progress towards its two completion events, each reported once.
+    ///
+    /// `running` ─taskEnded─▶ `completed(error)` ─reportTaskCompletion─▶ `reported`; a new
+    /// attempt's task starts again at `running`. `taskEnded` in
+    /// `completed` or `reported`, and `reportTaskCompletion` in `running` or `reported`, do
+    /// nothing: a cancel and the transport's end may both try to end the task, and only the
+    /// first counts.
+    enum TaskPhase: Sendable {
+        /// Created (at `since`), or not yet created; the transport has not ended it. `metrics`:
+        /// the attempt's metrics, once its last exchange was recorded; reported when the task
+        /// ends (`didFinishCollecting`, `didGatherMetrics`, just before `didCompleteWithError`,
+        /// as URLSession orders them). A task that ends without them (cancelled before any
+        /// exchange was recorded) reports metrics without transactions, as URLSession reports
+        /// metrics for every task. Exit: taskEnded → completed.
+        case running(since: Date, metrics: URLSessionTaskMetrics?)
+        /// Ended (`urlSession(_:task:didCompleteWithError:)` was reported), with the error it
+        /// ended with before validators, as `request(_:didCompleteTask:with:)` will report it.
+        /// Exit: reportTaskCompletion → reported.
+        case completed(AFError?)
+        /// `request(_:didCompleteTask:with:)` was reported. Exit: the next attempt's task → running.
+        case reported
+    }
+
     /// A handler and the queue to call it on.
     struct Queued<Value>: Sendable {
         let queue: DispatchQueue
@@ -25,12 +47,8 @@ final class RequestLifecycle: Sendable {
         var requests: [URLRequest] = []
         /// Every task, one per attempt.
         var tasks: [URLSessionTask] = []
-        /// The last task ended (`urlSession(_:task:didCompleteWithError:)` was reported).
-        var lastTaskCompleted = false
-        /// The last task's completion was reported to the request (`didCompleteTask`).
-        var lastTaskReported = false
-        /// The error the last task ended with (before validators), as `didCompleteTask` reports it.
-        var lastTaskError: AFError?
+        /// Where the last task is between its creation and `didCompleteTask` (see ``TaskPhase``).
+        var taskPhase = TaskPhase.running(since: Date(timeIntervalSinceReferenceDate: 0), metrics: nil)
         /// The request's own monitors (``Request/eventMonitor(_:)``), after the session's.
         var monitors: [any EventMonitor] = []
         var urlRequestHandlers: [Queued<URLRequest>] = []
@@ -47,8 +65,8 @@ final class RequestLifecycle: Sendable {
     }
 
     let state = Mutex(State())
-    /// Whether body chunks are reported to monitors (a copy of each chunk): decided when the
-    /// attempt's task is created, read on the connection's loop for every chunk.
+    /// Whether body chunks are reported to the session's monitors (a copy of each chunk):
+    /// decided when the attempt's task is created, read on the connection's loop for every chunk.
     let reportsChunks = Atomic<Bool>(false)
     /// Whether the request has monitors of its own (``Request/eventMonitor(_:)``).
     let hasOwnMonitors = Atomic<Bool>(false)
@@ -96,9 +114,15 @@ extension Request {
     /// the session's request method, `nil` when none was (the session's `startRequestsImmediately` decides).
     public var shouldAutomaticallyResume: Bool? { lifecycle.state.withLock { $0.shouldAutomaticallyResume } }
 
-    /// Sets ``shouldAutomaticallyResume`` (the session's request methods, right after creating it).
+    /// Sets ``shouldAutomaticallyResume`` and, for a session with `.eager` request setup, builds
+    /// the URLRequest and the task now, unsent (the session's request methods call it right
+    /// after creating the request, so every creation path gets the session's setup).
     func automaticallyResuming(_ value: Bool?) -> Self {
         if let value { lifecycle.state.withLock { $0.shouldAutomaticallyResume = value } }
+        if session.requestSetup == .eager {
+            trackIfNeeded()
+            perform(mutable.withLock { $0.machine.prepare() })
+        }
         return self
     }
 
@@ -163,6 +187,17 @@ extension Request {
         lifecycle.hasOwnMonitors.load(ordering: .relaxed) || session.eventMonitor.wantsEveryEvent
     }
 
+    /// Whether the session's monitors want URLSession's task events (the `urlSession(…)`
+    /// methods: response, data, metrics, completion, redirects, cache), built only then. Those
+    /// go to the session's monitors alone; a request's own monitors hear the request's events,
+    /// as in Alamofire, where task events come through the session's delegate.
+    var isTaskMonitored: Bool { session.eventMonitor.wantsEveryEvent }
+
+    /// Sends a URLSession task event to the session's monitors, each on its queue.
+    func emitTaskEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        session.eventMonitor.performEvent(event)
+    }
+
     /// Sends `event` to the session's monitors and the request's own, each on its queue;
     /// `notified`: an event ``AlamofireNotifications`` posts.
     func emit(notified: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
@@ -204,12 +239,12 @@ extension Request {
         case is DownloadRequest: task = URLSessionDownloadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
         default: task = URLSessionDataTask(taskIdentifier: identifier, request: urlRequest, owner: self)
         }
-        let (handlers, own) = lifecycle.state.withLock { state in
+        let handlers = lifecycle.state.withLock { state in
             state.tasks.append(task)
-            (state.lastTaskCompleted, state.lastTaskReported) = (false, false)
-            return (state.taskHandlers, state.monitors)
+            state.taskPhase = .running(since: Date(), metrics: nil)
+            return state.taskHandlers
         }
-        lifecycle.reportsChunks.store(!own.isEmpty || session.eventMonitor.wantsEveryEvent, ordering: .relaxed)
+        lifecycle.reportsChunks.store(isTaskMonitored, ordering: .relaxed)
         if isMonitored { emit { [self] in $0.request(self, didCreateTask: task) } }
         for handler in handlers { handler.call(task) }
         return task
@@ -246,7 +281,7 @@ extension Request {
             $0.bytesExpectedToReceive = expectedLength.map(Int64.init) ?? -1
         }
         if let dataTask = task as? URLSessionDataTask {
-            if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) } }
         }
     }
 
@@ -256,7 +291,7 @@ extension Request {
         task.update { $0.bytesReceived += Int64(bytes.count) }
         guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
         let data = Data(bytes)
-        if isMonitored { emit { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) } }
     }
 
     /// The current attempt ended (the transport's end, or a cancel with no exchange on the
@@ -265,20 +300,27 @@ extension Request {
     @discardableResult
     func taskEnded(bytesSent: Int64?) -> URLSessionTask? {
         let error = self.error
-        let task = lifecycle.state.withLock { state -> URLSessionTask? in
-            guard !state.lastTaskCompleted, let task = state.tasks.last else { return nil }
-            state.lastTaskCompleted = true
-            state.lastTaskError = error
-            return task
+        let ended = lifecycle.state.withLock { state -> (task: URLSessionTask, since: Date, metrics: URLSessionTaskMetrics?, isHop: Bool)? in
+            guard case .running(let since, let metrics) = state.taskPhase, let task = state.tasks.last else { return nil }
+            state.taskPhase = .completed(error)
+            return (task, since, metrics, !state.earlierHops.isEmpty)
         }
-        guard let task else { return nil }
+        guard let ended else { return nil }
+        let (task, since, metrics, isHop) = ended
+        // URLSession's order: willCacheResponse, the metrics, then the completion.
+        reportWillCacheResponse()
+        if let metrics {
+            reportMetrics(metrics, for: task)
+        } else if !isHop {  // a hop a follow-up continues is reported with the attempt's last exchange
+            reportMetricsWithoutTransactions(for: task, since: since)
+        }
         let taskError: (any Error)? = error.map { $0.underlyingError ?? URLError(.cancelled) }
         task.update {
             $0.state = .completed
             $0.error = taskError
             if let bytesSent { $0.bytesSent = bytesSent }
         }
-        if isMonitored { emit { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) } }
         return task
     }
 
@@ -287,9 +329,9 @@ extension Request {
     /// Alamofire).
     func reportTaskCompletion() {
         let (task, error) = lifecycle.state.withLock { state -> (URLSessionTask?, AFError?) in
-            guard state.lastTaskCompleted, !state.lastTaskReported, let task = state.tasks.last else { return (nil, nil) }
-            state.lastTaskReported = true
-            return (task, state.lastTaskError)
+            guard case .completed(let error) = state.taskPhase, let task = state.tasks.last else { return (nil, nil) }
+            state.taskPhase = .reported
+            return (task, error)
         }
         guard let task else { return }
         emit(notified: true) { [self] in $0.request(self, didCompleteTask: task, with: error) }
@@ -329,7 +371,7 @@ extension DownloadRequest {
     /// The file is complete at `location` (before it is moved to the destination).
     func didFinishDownloading(to location: URL) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isMonitored { emit { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) } }
     }
 
     /// The file was moved to its destination (or left where it was written), or the move failed.

@@ -170,12 +170,14 @@ public class Request: @unchecked Sendable {
         // more thread wake-up per request (perf: wake-ups were most of a keep-alive GET's CPU).
         let (action, moved) = mutable.withLock { $0.machine.transition { $0.resume() } }
         if moved == .resumed { didResume() }
-        perform(action)
+        // An exchange that ended while suspended finishes now, on the request's queue.
+        if case .complete = action { underlyingQueue.async { self.complete(onWorker: true) } } else { perform(action) }
         return self
     }
 
-    /// Suspends the request if it has not been sent yet; otherwise has no effect. A request
-    /// suspended while it is being built is held, unsent, until resumed.
+    /// Suspends the request: one not sent yet is held unsent; one on the wire stops reading its
+    /// response (the connection's read interest is dropped, as `URLSessionTask.suspend()` stops
+    /// delivering data), and does not finish until resumed even if its response ends meanwhile.
     @discardableResult
     public func suspend() -> Self {
         let (action, moved) = mutable.withLock { $0.machine.transition { $0.suspend() } }
@@ -220,6 +222,9 @@ public class Request: @unchecked Sendable {
     /// Whether finishing must leave the transport's thread for ``underlyingQueue``: file work,
     /// or a body too large to serialize on a connection's loop. `false` by default.
     var finishesOnWorker: Bool { false }
+    /// Whether `suspend()` of a request on the wire stops its connection reading; `true`
+    /// (a stream request's back-pressure owns its reading: a suspend only holds its end).
+    var pausesReadingOnSuspend: Bool { true }
     /// Runs first when the request finishes, before validators (DownloadRequest moves its file).
     func didComplete() {}
     /// Runs validators once the exchange ended; DataRequest overrides.
@@ -238,6 +243,9 @@ public class Request: @unchecked Sendable {
         case .none: break
         case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
         case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { session.pool.execute(exchange) }
+        case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
+        case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
+        case .resumeExchange(let exchange): didResumeTask(); if pausesReadingOnSuspend { exchange.resumeReading() }
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
         case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
@@ -291,7 +299,8 @@ public class Request: @unchecked Sendable {
         // session's queue. Their completion may come from any thread.
         underlyingQueue.async { [self] in
             adapter.adapt(requestToAdapt, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
-                switch result {
+                // An adapter may add a body to a GET: checked again, failing as the adaptation (Alamofire).
+                switch result.flatMap({ adapted in Result { try adapted.validate(); return adapted } }) {
                 case .success(let adapted):
                     if isMonitored { emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) } }
                     send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
@@ -341,9 +350,7 @@ public class Request: @unchecked Sendable {
             if route.drain(bytes) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
         })
         _ = didCreateTask(for: urlRequest)
-        let action = mutable.withLock { $0.machine.exchangeCreated(exchange) }
-        if case .none = action { didSuspendTask() }  // created while suspended: held unsent
-        perform(action)
+        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
 
     /// Sends a follow-up's request (see `Request+FollowUp.swift`).

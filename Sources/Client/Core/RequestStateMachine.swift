@@ -19,6 +19,21 @@
 //   initialized, suspendedBeforeStart, suspendedWithExchange ──cancel──▶ completing(cancelled)
 //   starting ──startFailed──▶ completing
 //
+// Eager setup (`Session(requestSetup: .eager)`): the URLRequest and the task are built when the
+// request is made, before any resume, and the request still shows `.initialized`:
+//
+//   initialized ──prepare──▶ preparing ──exchangeCreated──▶ prepared ──resume──▶ running
+//   (.initialized)           (.initialized)                  (.initialized) ──suspend──▶ suspendedWithExchange
+//   preparing ──resume/suspend──▶ starting(suspended: false/true); ──cancel──▶ cancelledWhileStarting
+//   prepared ──cancel──▶ completing(cancelled)
+//
+// Suspend on the wire (Alamofire's `task.suspend()`): the connection stops reading, and an
+// exchange that ends meanwhile is held, so a suspended request does not finish until resumed:
+//
+//   running ──suspend──▶ suspendedRunning ──resume──▶ running
+//   (.resumed)           (.suspended)  │ transportEnded ──▶ endedWhileSuspended ──resume──▶ completing
+//                                      │ cancel ──▶ cancelling            (.suspended) ──cancel──▶ completing(cancelled)
+//
 // Why `starting` is a state of its own: building the URLRequest runs user code (the request
 // modifier, adapters) outside the lock. The old `Request` read "not started yet" from
 // `exchange == nil`, so a suspend and a resume from another thread during that window started a
@@ -85,6 +100,13 @@ struct RequestStateMachine<Exchange, Handler> {
         /// arrived meanwhile, so the request finishes whatever it says.
         /// Exits: redirectDecided → starting or completing.
         case awaitingRedirectHandler(cancelled: Bool)
+        /// Built eagerly at creation, not resumed (shows `.initialized`).
+        /// Exits: exchangeCreated → prepared; startFailed → completing; resume → starting;
+        /// suspend → starting(suspended: true); cancel → cancelledWhileStarting.
+        case preparing
+        /// Built eagerly, never resumed: the exchange waits unsent (shows `.initialized`).
+        /// Exits: resume → running; suspend → suspendedWithExchange; cancel → completing(cancelled).
+        case prepared(Exchange)
         /// Cancelled while the starter builds; the starter's report finishes the request.
         /// Exits: exchangeCreated (the exchange is dropped unsent) or startFailed → completing(cancelled).
         case cancelledWhileStarting
@@ -92,8 +114,16 @@ struct RequestStateMachine<Exchange, Handler> {
         /// cancel → completing(cancelled) (no transport event will come: it never ran).
         case suspendedWithExchange(Exchange)
         /// Handed to the pool; transport events arrive. Exits: transportEnded → completing;
-        /// cancel → cancelling. Suspend has no effect: an HTTP/1.1 exchange cannot be paused.
+        /// cancel → cancelling; suspend → suspendedRunning.
         case running(Exchange)
+        /// Suspended on the wire: the connection was asked to stop reading; a head or body
+        /// already read may still arrive. Exits: resume → running; transportEnded →
+        /// endedWhileSuspended; cancel → cancelling; a follow-up head → drainingForFollowUp or
+        /// runningRedirect (a hop's bookkeeping is not held).
+        case suspendedRunning(Exchange)
+        /// The exchange ended while suspended: the outcome (recorded) waits for a resume.
+        /// Exits: resume → completing; cancel → completing(cancelled).
+        case endedWhileSuspended
         /// Told the transport to stop; waiting for its terminal event. Exit: transportEnded →
         /// completing(cancelled).
         case cancelling(Exchange)
@@ -121,6 +151,13 @@ struct RequestStateMachine<Exchange, Handler> {
         case startExchange
         /// Hand the exchange to the connection pool.
         case executeExchange(Exchange)
+        /// Ask the exchange's connection to stop reading; report the task suspended.
+        case pauseExchange(Exchange)
+        /// Ask the exchange's connection to read again; report the task resumed.
+        case resumeExchange(Exchange)
+        /// The built exchange is held unsent because the request is suspended: report its task
+        /// suspended.
+        case reportTaskSuspended
         /// Tell the exchange to stop; its terminal event follows.
         case cancelExchange(Exchange)
         /// Record the head (and prepare for the body).
@@ -165,8 +202,9 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The public state this one shows (Alamofire's `Request.State`).
     var publicState: Request.State {
         switch state {
-        case .initialized: return .initialized
-        case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange: return .suspended
+        case .initialized, .preparing, .prepared: return .initialized
+        case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended:
+            return .suspended
         case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry,
              .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(cancelled: false):
             return .resumed
@@ -183,7 +221,8 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The exchange on the wire, if one is (running or being cancelled).
     var activeExchange: Exchange? {
         switch state {
-        case .running(let exchange), .cancelling(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange):
+        case .running(let exchange), .cancelling(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange),
+             .suspendedRunning(let exchange):
             return exchange
         default: return nil
         }
@@ -202,9 +241,19 @@ struct RequestStateMachine<Exchange, Handler> {
             // this only lifts a suspend that arrived meanwhile.
             state = .starting(suspended: false)
             return .none
-        case .suspendedWithExchange(let exchange):
+        case .preparing:
+            // The eager build is under way: its report sends the exchange.
+            state = .starting(suspended: false)
+            return .none
+        case .suspendedWithExchange(let exchange), .prepared(let exchange):
             state = .running(exchange)
             return .executeExchange(exchange)
+        case .suspendedRunning(let exchange):
+            state = .running(exchange)
+            return .resumeExchange(exchange)
+        case .endedWhileSuspended:
+            state = .completing(cancelled: false)
+            return .complete
         case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished,
              .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
             return .none  // Alamofire: resuming a running, retrying, cancelled or finished request does nothing.
@@ -216,27 +265,40 @@ struct RequestStateMachine<Exchange, Handler> {
         switch state {
         case .initialized:
             state = .suspendedBeforeStart
-        case .starting:
+        case .starting, .preparing:
             // Suspend racing the start: the exchange is kept unsent when it comes.
             state = .starting(suspended: true)
-        case .suspendedBeforeStart, .suspendedWithExchange, .running, .cancelledWhileStarting, .cancelling, .completing,
+        case .prepared(let exchange):
+            state = .suspendedWithExchange(exchange)
+            return .reportTaskSuspended
+        case .running(let exchange):
+            state = .suspendedRunning(exchange)
+            return .pauseExchange(exchange)
+        case .suspendedBeforeStart, .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended, .cancelledWhileStarting, .cancelling, .completing,
              .awaitingRetrier, .waitingToRetry, .finished, .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
             break  // Already suspended, in flight (cannot pause), between attempts, or over.
         }
         return .none
     }
 
+    /// The request was made by a session with eager setup: build it now, without sending it.
+    mutating func prepare() -> Action {
+        guard case .initialized = state else { return .none }
+        state = .preparing
+        return .startExchange
+    }
+
     /// `cancel()` was called.
     mutating func cancel() -> Action {
         switch state {
-        case .initialized, .suspendedBeforeStart, .suspendedWithExchange:
+        case .initialized, .suspendedBeforeStart, .suspendedWithExchange, .prepared, .endedWhileSuspended:
             state = .completing(cancelled: true)
             return .complete
-        case .starting:
+        case .starting, .preparing:
             // The starter finishes the request when it reports back.
             state = .cancelledWhileStarting
             return .none
-        case .running(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange):
+        case .running(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange), .suspendedRunning(let exchange):
             state = .cancelling(exchange)
             return .cancelExchange(exchange)
         case .awaitingRedirectHandler(cancelled: false):
@@ -276,6 +338,9 @@ struct RequestStateMachine<Exchange, Handler> {
             return .executeExchange(exchange)
         case .starting(suspended: true):
             state = .suspendedWithExchange(exchange)
+            return .reportTaskSuspended
+        case .preparing:
+            state = .prepared(exchange)
             return .none
         case .cancelledWhileStarting:
             state = .completing(cancelled: true)  // The exchange is dropped: it never ran.
@@ -288,7 +353,7 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The starter could not build the request (the error is recorded by the caller).
     mutating func startFailed() -> Action {
         switch state {
-        case .starting:
+        case .starting, .preparing:
             state = .completing(cancelled: false)
             return .complete
         case .cancelledWhileStarting:
@@ -304,7 +369,7 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The response head arrived; `kind` is what the request judged it to be (see ``HeadKind``).
     mutating func transportHeadReceived(_ kind: HeadKind = .final) -> Action {
         switch state {
-        case .running(let exchange):
+        case .running(let exchange), .suspendedRunning(let exchange):
             switch kind {
             case .final: break
             case .decided: state = .drainingForFollowUp(exchange)
@@ -325,6 +390,9 @@ struct RequestStateMachine<Exchange, Handler> {
         case .running:
             state = .completing(cancelled: false)
             return .complete
+        case .suspendedRunning:
+            state = .endedWhileSuspended
+            return .none
         case .drainingForFollowUp where !failed:
             followUpCount += 1
             state = .starting(suspended: false)

@@ -17,13 +17,14 @@ final class ActiveRequests: Sendable {
 }
 
 extension Session {
-    /// When a request's URLRequest is built (Alamofire's setting).
+    /// When a request's URLRequest and task are built (Alamofire's setting).
     public enum RequestSetup: Sendable {
-        /// When the request is resumed. Lariat's only behaviour.
+        /// When the request is first resumed (the default).
         case lazy
-        /// Alamofire: as soon as the request is created. Lariat builds requests when they are
-        /// resumed in both cases: building runs adapters, which may be asynchronous user code,
-        /// and the request's state machine starts one exchange from one place.
+        /// As soon as the request is made: its modifier and adapters run, `onURLRequestCreation`
+        /// and `didCreateTask` are reported and the task exists before any resume; nothing is
+        /// sent until the request is resumed. The request shows `.initialized` meanwhile, and
+        /// `suspend()`/`cancel()` report its task suspended or cancelled.
         case eager
     }
 

@@ -56,8 +56,7 @@ open class Session: @unchecked Sendable {
     /// Kept for Alamofire's signature: Lariat's transport reports to requests directly, so
     /// nothing calls its URLSession callbacks (``SessionDelegate``).
     public let delegate: SessionDelegate
-    /// Alamofire's choice of when URLRequests are built; Lariat builds them when the request
-    /// is resumed in both cases (``RequestSetup``).
+    /// When URLRequests and tasks are built: on first resume, or when the request is made (``RequestSetup``).
     public let requestSetup: RequestSetup
     /// The queue URLRequests are built and adapted on: a serial queue targeting ``rootQueue``
     /// unless one was given. Lariat builds on the thread that resumes the request unless a queue
@@ -89,7 +88,8 @@ open class Session: @unchecked Sendable {
     ///   - delegate: Kept for Alamofire's signature (``SessionDelegate``); a new one by default.
     ///   - rootQueue: The serial queue requests' work targets.
     ///   - startRequestsImmediately: Start requests on their first response handler. `true` by default.
-    ///   - requestSetup: `.lazy` by default; `.eager` behaves the same (``RequestSetup``).
+    ///   - requestSetup: When URLRequests and tasks are built: `.lazy` (the default) on first
+    ///     resume, `.eager` when the request is made (``RequestSetup``).
     ///   - requestQueue: Where URLRequests are built and adapters start; `nil` (the default):
     ///     on the thread that resumes the request.
     ///   - serializationQueue: Where response serializers run; `rootQueue` when `nil` (the default).

@@ -42,13 +42,14 @@ public struct DataTask<Value: Sendable>: Sendable {
 extension DataRequest {
     /// The body as `Data`, awaited.
     /// - Parameters:
-    ///   - shouldAutomaticallyCancel: Cancel the request when the awaiting task is cancelled.
-    ///     `false` by default, as in Alamofire.
+    ///   - shouldAutomaticallyCancel: Cancel the request when the awaiting task (or the task group
+    ///     it runs in) is cancelled. `true` by default, as in Alamofire since 5.8; with `false` the
+    ///     request runs on and the response is still delivered.
     ///   - dataPreprocessor: Runs on the body before it is returned; passes it through by default.
     ///   - emptyResponseCodes: Statuses for which an empty body is a success; 204 and 205 by default.
     ///   - emptyRequestMethods: Methods for which an empty body is a success; `HEAD` by default.
     public func serializingData(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
@@ -60,7 +61,7 @@ extension DataRequest {
 
     /// The body as a `String`, awaited.
     public func serializingString(
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
@@ -75,7 +76,7 @@ extension DataRequest {
     /// The body decoded as `T`, awaited.
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = false,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
@@ -89,7 +90,7 @@ extension DataRequest {
 
     /// The response serialized by `serializer`, awaited.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = false
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         DataTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
             // No queue is named here, so none is hopped to: the response is serialized where it

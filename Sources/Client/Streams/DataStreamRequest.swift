@@ -105,6 +105,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     override var startsOnFirstHandler: Bool { autoResume ?? session.startRequestsImmediately }
+    override var pausesReadingOnSuspend: Bool { false }  // back-pressure owns the stream's reading
 
     override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
         stream.withLock { $0.uploadBody }

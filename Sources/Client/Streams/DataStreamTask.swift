@@ -84,6 +84,10 @@ public struct DataStreamTask: Sendable {
             request.streamConsumed(ledger.withLock { $0.removeAll() })
         }, onTaken: { _ in
             request.streamConsumed(ledger.withLock { $0.popFirst() })
+        }, isStale: { element in
+            // A chunk buffered before the request was cancelled is not handed out after it.
+            if case .stream = element.event { return request.isCancelled }
+            return false
         }, builder: { continuation in
             let token = DataStreamRequest.CancellationToken(request)
             @Sendable func yield(_ event: DataStreamRequest.Event<Success, Failure>, bytes: Int) {

@@ -61,6 +61,13 @@ extension Exchange {
         connection.value.pauseReading(for: self)
     }
 
+    /// Asks the connection to stop reading, from any thread (posted to its loop, so it takes
+    /// effect between deliveries): `Request.suspend()` on a running request.
+    func pauseReadingFromAnyThread() {
+        guard let connection = runningConnection else { return }
+        connection.loop.execute { connection.value.pauseReading(for: self) }
+    }
+
     /// Asks the connection to read again, from any thread (posted to its loop).
     func resumeReading() {
         guard let connection = runningConnection else { return }
