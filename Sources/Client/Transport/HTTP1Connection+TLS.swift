@@ -92,10 +92,9 @@ extension HTTP1Connection {
             flushCiphertext()
             exchange.timings.secureConnectionEnd = Date()
             exchange.timings.connectEnd = exchange.timings.secureConnectionEnd
-            machine.handshakeCompleted()
-            self.exchange = nil
+            guard let run = machine.handshakeCompleted() else { return }
             cancelTimer()
-            start(exchange, reused: false)
+            start(run.exchange, reused: false)
         case .incomplete:
             flushCiphertext()
         case .failed(let error):
