@@ -18,6 +18,7 @@ struct HTTP1ConnectionStateMachineTests {
         case complete(keepAlive: Bool)
         case fail(Machine.Failure, retry: Bool)
         case close
+        case upgrade(Int)
 
         /// A failure without the wording and offsets of its error: tables name the rule only.
         static func name(_ failure: Machine.Failure) -> String {
@@ -37,6 +38,7 @@ struct HTTP1ConnectionStateMachineTests {
             case .complete(let keepAlive): "complete(keepAlive: \(keepAlive))"
             case .fail(let failure, let retry): "fail(\(Self.name(failure)), retry: \(retry))"
             case .close: "close"
+            case .upgrade(let status): "upgrade \(status)"
             }
         }
     }
@@ -58,11 +60,14 @@ struct HTTP1ConnectionStateMachineTests {
 
     static func request(
         head: Int = 40, body: Int = 0, idempotent: Bool = true, reused: Bool = false, attempt: Int = 0,
-        expectsContinue: Bool = false, idle: Duration? = .seconds(10), deadline: Deadline = .distantFuture
+        expectsContinue: Bool = false, idle: Duration? = .seconds(10), deadline: Deadline = .distantFuture, upgrade: Bool = false
     ) -> Machine.RequestInfo {
         Machine.RequestInfo(headLength: head, bodyLength: body, isIdempotent: idempotent, isReused: reused,
-                            attempt: attempt, expectsContinue: expectsContinue, idleTimeout: idle, deadline: deadline)
+                            attempt: attempt, expectsContinue: expectsContinue, idleTimeout: idle, deadline: deadline,
+                            offersUpgrade: upgrade)
     }
+
+    static let switching = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
 
     /// Runs `events` on `machine` and returns every outcome that is not `.none`.
     static func run(_ events: [Event], on machine: inout Machine) -> [Outcome] {
@@ -82,6 +87,8 @@ struct HTTP1ConnectionStateMachineTests {
                 #expect(run == requests, "failed request \(run), started \(requests)")
                 outcomes.append(.fail(failure, retry: retry))
             case .close: outcomes.append(.close)
+            case .upgrade(let run):
+                #expect(run == requests, "upgraded request \(run), started \(requests)")
             }
         }
         for event in events {
@@ -97,6 +104,7 @@ struct HTTP1ConnectionStateMachineTests {
                 while machine.isActive {
                     let step = input.withUnsafeBytes { machine.parse($0, now: t0) }
                     if step.action == .forwardHead, let head = step.head { outcomes.append(.head(head.status)) }
+                    if case .upgrade = step.action, let head = step.head { outcomes.append(.upgrade(head.status)) }
                     record(step.action, input: input)
                     input.removeFirst(step.consumed)
                     if step.action == .none && step.consumed == 0 { break }
@@ -182,6 +190,15 @@ struct HTTP1ConnectionStateMachineTests {
         ("unexpected 101: failed",
          [.start(request()), .written(40), .received("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n")],
          [.write, .fail(.malformed(WireError(.unsolicitedUpgrade, "")), retry: false)], false),
+        ("101 to a request offering an upgrade: the connection is handed over",
+         [.start(request(upgrade: true)), .written(40), .received(switching + "frame")],
+         [.write, .upgrade(101)], false),
+        ("an upgrade offer answered 200: an ordinary response, kept alive",
+         [.start(request(upgrade: true)), .written(40), .received(ok)],
+         [.write, .head(200), .body("ok"), .complete(keepAlive: true)], true),
+        ("an upgrade offer answered after an interim 100: still handed over",
+         [.start(request(upgrade: true)), .written(40), .received("HTTP/1.1 100 Continue\r\n\r\n" + switching)],
+         [.write, .upgrade(101)], false),
         ("idle timeout while waiting",
          [.start(request(idle: .seconds(2))), .written(40), .timer(at: 1.0), .timer(at: 2.0)],
          [.write, .fail(.idleTimeout(.seconds(2)), retry: false)], false),
@@ -311,6 +328,26 @@ struct HTTP1ConnectionStateMachineTests {
         }
         #expect(step.action == .complete(keepAlive: true, 8))
         #expect(machine.isIdle && machine.run == nil)
+    }
+
+    /// After a 101 the socket is another driver's: the bytes past the head stay unconsumed for
+    /// it, and no event makes the machine read, write, time out or close again.
+    @Test func upgradedConnectionIsLeftAlone() {
+        var machine = Machine()
+        _ = machine.requestStarted(Self.request(upgrade: true), run: 3, method: .get, now: Self.t0)
+        _ = machine.bytesWritten(40, now: Self.t0)
+        let input = Array((Self.switching + "frame").utf8)
+        let step = input.withUnsafeBytes { machine.parse($0, now: Self.t0) }
+        #expect(step.action == .upgrade(3) && step.head?.status == 101)
+        #expect(input.count - step.consumed == 5)  // "frame", left for the WebSocket driver
+        #expect(machine.isUpgraded && !machine.isActive && machine.run == nil && machine.timerDeadline == nil)
+        #expect(machine.cancelled() == .none)
+        #expect(machine.timerFired(now: Self.at(100)) == .none)
+        #expect(machine.endOfStream(cleanTLSClose: nil) == .none)
+        #expect(machine.connectionFailed(TransportError(.connectionLost, "reset")) == .none)
+        #expect(machine.bytesReceived(now: Self.t0) == .none)
+        machine.closed()
+        #expect(machine.isUpgraded && !machine.isClosed)
     }
 
     @Test func lateEventsAfterCloseAreIgnored() {

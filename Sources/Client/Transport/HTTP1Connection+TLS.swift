@@ -58,7 +58,7 @@ extension HTTP1Connection {
     /// needs more ciphertext.
     func readPlaintext() {
         guard let tls else { return }
-        while !machine.isClosed, !machine.isReadPaused {
+        while !machine.isClosed, !machine.isUpgraded, !machine.isReadPaused {
             var readResult: TLSReadResult = .incomplete(.read)
             _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
                 readResult = tls.read(into: free)

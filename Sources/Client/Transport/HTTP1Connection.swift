@@ -25,7 +25,7 @@ final class HTTP1Connection: SocketHandler {
     let tls: TLSClientConnection?
     /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
     /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
-    private weak var pool: ConnectionPool?
+    private(set) weak var pool: ConnectionPool?
     /// How long the connection may wait in the pool for its next request.
     private let idleTimeout: Duration
     /// The driver's record of one exchange, kept in the machine's states that have one.
@@ -141,7 +141,7 @@ final class HTTP1Connection: SocketHandler {
             headLength: headBytes.count, bodyLength: body.length,
             isIdempotent: request.isIdempotent, isReused: reused, attempt: exchange.attempt,
             expectsContinue: body.length > 0 && request.head.expectsContinue,
-            idleTimeout: request.idleTimeout, deadline: request.deadline
+            idleTimeout: request.idleTimeout, deadline: request.deadline, offersUpgrade: request.upgrade != nil
         )
         perform(machine.requestStarted(info, run: Run(exchange: exchange, summary: summary), method: request.head.method, now: .now()))
         // Bytes that arrived with the last handshake flight (or before the request went out)
@@ -217,6 +217,7 @@ final class HTTP1Connection: SocketHandler {
         // the buffer until it resumes (HTTP1Connection+BackPressure.swift).
         while let exchange, machine.isActive, !machine.isReadPaused {
             let now = Deadline.now()
+            var upgradeHead: TransportResponseHead?
             let step: (action: Machine.Action, consumed: Int) = inbound.withReadableBytes { raw in
                 let step = machine.parse(raw, now: now)
                 switch step.action {
@@ -236,6 +237,12 @@ final class HTTP1Connection: SocketHandler {
                     // Handed over borrowed, before the bytes are consumed: no copy here.
                     machine.updateRun { $0.summary?.responseBodyBytes += range.count }
                     exchange.deliverBody(UnsafeRawBufferPointer(rebasing: raw[range]))
+                case .upgrade:
+                    guard let head = step.head else { preconditionFailure("upgrade without a head") }
+                    upgradeHead = TransportResponseHead(
+                        status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
+                        fields: head.fields.strings(in: raw), contentLength: nil
+                    )
                 case .complete(let keepAlive, var run):
                     // The run has left the machine: the trailers go into the action's copy.
                     if let trailers = step.trailers {
@@ -248,6 +255,9 @@ final class HTTP1Connection: SocketHandler {
                 return (step.action, step.consumed)
             }
             inbound.consume(step.consumed)
+            if case .upgrade(let run) = step.action, let upgradeHead {
+                return handOff(run, head: upgradeHead, headBytes: step.consumed)
+            }
             switch step.action {
             case .forwardHead, .forwardBody:
                 continue
@@ -277,6 +287,8 @@ final class HTTP1Connection: SocketHandler {
         case .close:
             close()
             return
+        case .upgrade:
+            preconditionFailure("upgrade comes only from parsing, with its head")
         }
         syncTimer()
     }
@@ -355,7 +367,7 @@ final class HTTP1Connection: SocketHandler {
     /// ended by whoever closed it (`fail`, `complete`); session teardown closes idle ones only.
     func close() {
         cancelTimer()
-        guard socket.isOpen else { return }
+        guard socket.isOpen, !machine.isUpgraded else { return }
         machine.closed()
         body = OutgoingBody()
         if let tls {

@@ -73,6 +73,9 @@ struct HTTP1ConnectionStateMachine<Run> {
         var idleTimeout: Duration?
         /// The request's resource deadline.
         var deadline: Deadline
+        /// The head offers a protocol switch (`Upgrade`, a WebSocket's opening handshake): only
+        /// then is a `101` accepted, and it hands the connection over (RFC 9110 §7.8).
+        var offersUpgrade = false
     }
 
     /// The effect the driver must carry out.
@@ -93,6 +96,9 @@ struct HTTP1ConnectionStateMachine<Run> {
         case fail(Failure, retry: Bool, Run)
         /// Close the connection (no request on it).
         case close
+        /// `101 Switching Protocols` to a request that offered an upgrade: hand the socket, with
+        /// the bytes after the head, to `run`'s new protocol (the head is the step's).
+        case upgrade(Run)
     }
 
     /// Why a request failed, mapped to a `TransportError` by the driver.
@@ -187,6 +193,9 @@ struct HTTP1ConnectionStateMachine<Run> {
         case active(Active)
         /// Terminal.
         case closed
+        /// Terminal: a `101` handed the socket to another protocol's driver; nothing here may
+        /// read, write or close it any more.
+        case upgraded
     }
 
     /// How long a request with `Expect: 100-continue` holds its body back when the server says
@@ -207,6 +216,8 @@ struct HTTP1ConnectionStateMachine<Run> {
 
     /// Whether the connection is closed.
     var isClosed: Bool { if case .closed = state { true } else { false } }
+    /// Whether a `101` handed the socket over (see `State.upgraded`).
+    var isUpgraded: Bool { if case .upgraded = state { true } else { false } }
     /// Whether the connection waits for its next request.
     var isIdle: Bool { if case .idle = state { true } else { false } }
     /// Whether the TLS handshake is running.
@@ -218,7 +229,7 @@ struct HTTP1ConnectionStateMachine<Run> {
         switch state {
         case .handshaking(let run, _): run
         case .active(let active): active.run
-        case .awaitingHandshake, .idle, .closed: nil
+        case .awaitingHandshake, .idle, .closed, .upgraded: nil
         }
     }
     /// Whether a request is under way.
@@ -251,7 +262,7 @@ struct HTTP1ConnectionStateMachine<Run> {
     var timerDeadline: Deadline? {
         switch state {
         case .handshaking(_, let until): return until == .distantFuture ? nil : until
-        case .awaitingHandshake, .idle, .closed: return nil
+        case .awaitingHandshake, .idle, .closed, .upgraded: return nil
         case .active(let active):
             // Paused: the silence is ours, so the idle timeout does not run (resumeReading
             // restarts it); the resource deadline does.
@@ -288,7 +299,7 @@ struct HTTP1ConnectionStateMachine<Run> {
     /// (`writableLimit` bytes).
     mutating func requestStarted(_ request: RequestInfo, run: Run, method: RequestMethod, now: Deadline) -> Action {
         guard case .idle = state else { preconditionFailure("requestStarted in \(state)") }
-        parser.expectResponse(to: method)
+        parser.expectResponse(to: method, offeringUpgrade: request.offersUpgrade)
         let writing: Writing = request.expectsContinue && request.bodyLength > 0 ? .sendingHead : .sending
         state = .active(Active(run: run, request: request, writing: writing, reading: .awaitingHead,
                                idleDeadline: Self.idleDeadline(request.idleTimeout, now: now)))
@@ -356,7 +367,7 @@ struct HTTP1ConnectionStateMachine<Run> {
         case .idle:
             state = .closed
             return .close
-        case .awaitingHandshake, .handshaking, .closed:
+        case .awaitingHandshake, .handshaking, .closed, .upgraded:
             return .none
         }
     }
@@ -399,8 +410,14 @@ struct HTTP1ConnectionStateMachine<Run> {
             state = .active(active)
             _ = now
             return ParseStep(action: finishResponse(), consumed: step.consumed, trailers: end.trailers)
-        case .upgraded:
-            return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
+        case .upgraded(let head):
+            // The parser accepts a 101 only for a request that offered an upgrade; the request
+            // was written whole (an upgrade offer has no body), so nothing of HTTP/1.1 is left.
+            guard active.request.offersUpgrade, head.status == 101 else {
+                return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
+            }
+            state = .upgraded
+            return ParseStep(action: .upgrade(active.run), consumed: step.consumed, head: head)
         }
     }
 
@@ -454,7 +471,7 @@ struct HTTP1ConnectionStateMachine<Run> {
             return .close
         case .handshaking:
             return fail(.handshakeClosed, retryable: false)
-        case .closed:
+        case .closed, .upgraded:
             return .none
         case .active(var active):
             let event: ResponseEvent?
@@ -481,7 +498,7 @@ struct HTTP1ConnectionStateMachine<Run> {
         case .idle, .awaitingHandshake:
             state = .closed
             return .close
-        case .closed: return .none
+        case .closed, .upgraded: return .none
         case .handshaking, .active: return fail(.transport(error), retryable: retryable)
         }
     }
@@ -494,7 +511,7 @@ struct HTTP1ConnectionStateMachine<Run> {
         case .handshaking(_, let until):
             guard now >= until else { return .none }
             return fail(.handshakeTimeout, retryable: false)
-        case .awaitingHandshake, .idle, .closed:
+        case .awaitingHandshake, .idle, .closed, .upgraded:
             return .none
         case .active(var active):
             if now >= active.request.deadline { return fail(.deadline, retryable: false) }
@@ -514,7 +531,7 @@ struct HTTP1ConnectionStateMachine<Run> {
     /// The request was cancelled.
     mutating func cancelled() -> Action {
         switch state {
-        case .closed: return .none
+        case .closed, .upgraded: return .none
         case .idle, .awaitingHandshake:
             state = .closed
             return .close
@@ -523,8 +540,9 @@ struct HTTP1ConnectionStateMachine<Run> {
     }
 
     /// The driver closes the connection for a reason of its own (the pool retires it, session
-    /// teardown). Idempotent.
+    /// teardown). Idempotent; an upgraded connection stays upgraded (its socket is not ours).
     mutating func closed() {
+        if case .upgraded = state { return }
         state = .closed
     }
 
@@ -563,7 +581,7 @@ struct HTTP1ConnectionStateMachine<Run> {
             run = active.run
             retry = retryable && active.request.isReused && active.reading == .awaitingHead && active.request.attempt == 0
                 && (active.request.isIdempotent || active.written == 0)
-        case .awaitingHandshake, .idle, .closed:
+        case .awaitingHandshake, .idle, .closed, .upgraded:
             preconditionFailure("fail(\(failure)) in \(state)")
         }
         state = .closed
@@ -605,7 +623,7 @@ extension HTTP1ConnectionStateMachine.Action {
     /// Whether the action ends the request on this connection.
     var endsRequest: Bool {
         switch self {
-        case .complete, .fail: true
+        case .complete, .fail, .upgrade: true
         case .none, .write, .forwardHead, .forwardBody, .close: false
         }
     }
