@@ -14,6 +14,7 @@ Two listeners, both on 127.0.0.1, ports given on the command line:
     /abrupt      a valid 101 and "hi" in the same write, then closes TCP without a close frame
     /oversized   a valid 101, then a binary frame announcing 2 MiB
     /refuse      answers 404
+    /silent      a valid 101, then never sends anything (pings go unanswered)
 With `--cert`/`--key` both listeners speak TLS.
 """
 import argparse

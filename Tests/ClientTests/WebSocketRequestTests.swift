@@ -173,6 +173,32 @@ extension ClientIntegrationTests {
             #expect((completion.error?.underlyingError as? URLError)?.code == .badServerResponse)
         }
 
+        @Test("automatic pings: a server that never answers fails the connection (timed out, 1006)")
+        func pingTimeout() async throws {
+            let server = try WebSocketTestServer()
+            defer { server.stop() }
+            let start = ContinuousClock.now
+            let (events, completion) = try await Self.run(server, "/silent", raw: true, configuration: .pingInterval(0.2))
+            #expect(events == ["connected(-)", "disconnected(1006, -)", "completed(error)"])
+            #expect(Self.transportError(completion)?.kind == .timedOut)
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+
+        @Test("automatic pings answered: the connection outlives several intervals")
+        func pingKeepsAlive() async throws {
+            let server = try WebSocketTestServer()
+            defer { server.stop() }
+            let (events, _) = try await Self.run(server, "/echo", configuration: .pingInterval(0.1)) { event, request in
+                switch event.kind {
+                case .connected:
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.6) { request.send(.string("still here")) { _ in } }
+                case .receivedMessage: request.close(sending: .normalClosure)
+                default: break
+                }
+            }
+            #expect(events == ["connected(-)", "text(still here)", "disconnected(1000, -)", "completed(ok)"])
+        }
+
         @Test("cancel closes an open connection at once")
         func cancel() async throws {
             let server = try WebSocketTestServer()

@@ -46,6 +46,13 @@ final class WebSocketConnection: SocketHandler {
     private var isFinished = false
     /// The codec's error that failed the connection, kept as the failure's underlying error.
     private var parseError: WebSocketError?
+    /// Automatic keep-alive pings (`Configuration.pingInterval`): one per interval; a ping still
+    /// unanswered at the next tick fails the connection (the peer or the path is gone).
+    private let pingInterval: Duration?
+    private var pingTimer: TimerID?
+    private var awaitingKeepAlivePong = false
+    /// The keep-alive ping's payload, told apart from the user's pings (which have none).
+    static let keepAlivePayload: [UInt8] = Array("lariat-keepalive".utf8)
 
     // Reading
     private var inbound = ReceiveBuffer(capacity: 16 * 1024)
@@ -70,8 +77,10 @@ final class WebSocketConnection: SocketHandler {
     ///   - limits: frame and message size limits (`maximumMessageSize`).
     ///   - closeTimeout: how long the close handshake may take; 5 s by default.
     ///   - onEvent: the owner's sink, called on the loop.
+    ///   - pingInterval: how often to ping the server; `nil` (the default): never.
     init(_ upgraded: UpgradedConnection, limits: WebSocketLimits, closeTimeout: Duration = .seconds(5),
-         onEvent: @escaping (WebSocketConnectionEvent) -> Void) {
+         pingInterval: Duration? = nil, onEvent: @escaping (WebSocketConnectionEvent) -> Void) {
+        self.pingInterval = pingInterval
         socket = upgraded.socket
         loop = upgraded.socket.loop
         tls = upgraded.tls
@@ -92,6 +101,7 @@ final class WebSocketConnection: SocketHandler {
     func start() {
         socket.handler = self
         socket.setReadInterest(true)
+        armPingTimer()
         if tls != nil { readPlaintext() }
         processInbound()
     }
@@ -274,7 +284,12 @@ final class WebSocketConnection: SocketHandler {
         switch action {
         case .none: break
         case .deliver(let message): onEvent(.message(message))
-        case .pongReceived(let payload): onEvent(.pong(payload))
+        case .pongReceived(let payload):
+            if awaitingKeepAlivePong && payload == Self.keepAlivePayload {
+                awaitingKeepAlivePong = false
+            } else {
+                onEvent(.pong(payload))
+            }
         case .sendPong(let payload):
             try? queueFrame(.pong, payload)
             flush()
@@ -316,6 +331,22 @@ final class WebSocketConnection: SocketHandler {
         }
     }
 
+    private func armPingTimer() {
+        guard let pingInterval, pingInterval > .zero else { return }
+        pingTimer = loop.scheduleTimer(at: .now() + pingInterval) { [weak self] in
+            guard let self, !isFinished else { return }
+            pingTimer = nil
+            guard machine.canSend else { return }  // closing: the close timer decides now
+            if awaitingKeepAlivePong {
+                return lost(TransportError(.timedOut, "no pong within the ping interval (\(pingInterval))"))
+            }
+            awaitingKeepAlivePong = true
+            try? queueFrame(.ping, Self.keepAlivePayload)
+            flush()
+            armPingTimer()
+        }
+    }
+
     /// Closes the socket (after flushing what can go out at once) and reports the end.
     private func finish(_ error: TransportError?) {
         guard !isFinished else { return }
@@ -324,6 +355,8 @@ final class WebSocketConnection: SocketHandler {
         isFinished = true
         if let closeTimer { loop.cancelTimer(closeTimer) }
         closeTimer = nil
+        if let pingTimer { loop.cancelTimer(pingTimer) }
+        pingTimer = nil
         if let tls {
             _ = tls.shutdown()  // close_notify, best effort
             flushCiphertext()

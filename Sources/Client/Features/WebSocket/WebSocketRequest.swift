@@ -86,7 +86,9 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             request.url = components.url
         }
         let subprotocols = configuration.protocol.map { list in
-            list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            list.split(separator: ",").map { element in
+                String(element.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+            }.filter { !$0.isEmpty }
         } ?? []
         let handshake = try WebSocketHandshake(subprotocols: subprotocols)
         socket.withLock { $0.handshake = handshake }
@@ -135,7 +137,9 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         let size = max(configuration.maximumMessageSize, 1)
         let exchange = upgraded.exchange
         let summary = upgraded.summary
-        let connection = WebSocketConnection(upgraded, limits: WebSocketLimits(maxFramePayloadSize: size, maxMessageSize: size)) { [weak self] event in
+        let interval = configuration.pingInterval.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
+        let limits = WebSocketLimits(maxFramePayloadSize: size, maxMessageSize: size)
+        let connection = WebSocketConnection(upgraded, limits: limits, pingInterval: interval) { [weak self] event in
             guard let self else { return }
             if case .finished(let error) = event {
                 closed(error)
