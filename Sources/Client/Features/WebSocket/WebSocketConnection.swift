@@ -34,7 +34,7 @@ enum WebSocketConnectionEvent {
 final class WebSocketConnection: SocketHandler {
     let socket: Socket
     let loop: EventLoop
-    private let tls: TLSClientConnection?
+    let tls: TLSClientConnection?
     private var parser: WebSocketParser
     private var machine = WebSocketConnectionStateMachine()
     private let onEvent: (WebSocketConnectionEvent) -> Void
@@ -43,7 +43,7 @@ final class WebSocketConnection: SocketHandler {
     private var closeTimer: TimerID?
     /// Whether `.disconnected` was reported (it is reported once).
     private var reportedDisconnect = false
-    private var isFinished = false
+    var isFinished = false
     /// The codec's error that failed the connection, kept as the failure's underlying error.
     private var parseError: WebSocketError?
     /// Automatic keep-alive pings (`Configuration.pingInterval`): one per interval; a ping still
@@ -59,14 +59,14 @@ final class WebSocketConnection: SocketHandler {
     private var cipherScratch: [UInt8] = []
     private var cipherPending: [UInt8]
     // Writing: frames queued in `outgoing`; `written` counts bytes the socket (or TLS) took.
-    private var outgoing: [UInt8] = []
-    private var outgoingOffset = 0
-    private var cipherOut: [UInt8] = []
-    private var cipherOutOffset = 0
-    private var queued = 0
-    private var written = 0
+    var outgoing: [UInt8] = []
+    var outgoingOffset = 0
+    var cipherOut: [UInt8] = []
+    var cipherOutOffset = 0
+    var queued = 0
+    var written = 0
     /// Called once the frame ending at byte `end` of the stream was taken, or with the error.
-    private var sendCompletions: [(end: Int, handler: (TransportError?) -> Void)] = []
+    var sendCompletions: [(end: Int, handler: (TransportError?) -> Void)] = []
 
     /// The largest the receive buffer grows to (payloads are handed out as they arrive, so it
     /// holds at most a frame header, a control frame and one read's worth of data).
@@ -273,7 +273,7 @@ final class WebSocketConnection: SocketHandler {
         perform(machine.endOfStream())
     }
 
-    private func lost(_ error: TransportError) {
+    func lost(_ error: TransportError) {
         perform(machine.endOfStream(), error: error)
     }
 
@@ -367,98 +367,5 @@ final class WebSocketConnection: SocketHandler {
         sendCompletions.removeAll()
         for (_, handler) in pending { handler(TransportError(.connectionLost, "the WebSocket closed before the message was sent")) }
         onEvent(.finished(error))
-    }
-
-    // MARK: Writing
-
-    private func queueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketError) {
-        let before = outgoing.count
-        try WebSocketSerializer.appendFrame(opcode: opcode, payload: payload, mask: Self.freshMask(), into: &outgoing)
-        queued += outgoing.count - before
-    }
-
-    private func queueClose(_ code: WebSocketCloseCode?, reason: [UInt8]) {
-        var payload: [UInt8] = []
-        if let code { payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] + reason }
-        // A reason the peer sent is valid; one of ours was checked by the request.
-        if (try? queueFrame(.close, payload)) == nil { try? queueFrame(.close, []) }
-        flush()
-    }
-
-    /// A masking key from the system's CSPRNG (RFC 6455 §5.3: unpredictable per frame).
-    private static func freshMask() -> WebSocketMaskKey {
-        var generator = SystemRandomNumberGenerator()
-        return WebSocketMaskKey(UInt32.random(in: 0...UInt32.max, using: &generator))
-    }
-
-    /// Writes queued frames until they are out or the socket blocks.
-    private func flush() {
-        guard !isFinished, socket.isOpen else { return }
-        while outgoingOffset < outgoing.count {
-            let offset = outgoingOffset
-            if let tls {
-                let result = outgoing.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-                switch result {
-                case .written(let n): advance(n)
-                case .incomplete: guard flushCiphertext() else { return }
-                case .failed(let error): return lost(TransportError(.tls, "TLS write failed: \(error)", underlying: error))
-                }
-            } else {
-                let socket = self.socket
-                let result: Result<WriteResult, SocketError> = outgoing.withUnsafeBytes { raw in
-                    Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }
-                switch result {
-                case .success(.wrote(let n)): advance(n)
-                case .success(.wouldBlock): return socket.setWriteInterest(true)
-                case .failure(let error): return lost(TransportError(.connectionLost, "write failed: \(error)", underlying: error))
-                }
-            }
-        }
-        outgoing.removeAll(keepingCapacity: true)
-        outgoingOffset = 0
-        if flushCiphertext() { socket.setWriteInterest(false) }
-    }
-
-    private func advance(_ count: Int) {
-        outgoingOffset += count
-        written += count
-        while let first = sendCompletions.first, first.end <= written {
-            sendCompletions.removeFirst()
-            first.handler(nil)
-        }
-    }
-
-    /// Moves the engine's ciphertext to the socket; true when all of it went.
-    @discardableResult
-    private func flushCiphertext() -> Bool {
-        guard let tls else { return true }
-        while true {
-            if cipherOutOffset == cipherOut.count {
-                guard tls.pendingCiphertextCount > 0 else {
-                    cipherOut.removeAll(keepingCapacity: true)
-                    cipherOutOffset = 0
-                    return true
-                }
-                cipherOut = tls.takeCiphertext()
-                cipherOutOffset = 0
-            }
-            let offset = cipherOutOffset
-            let socket = self.socket
-            let result: Result<WriteResult, SocketError> = cipherOut.withUnsafeBytes { raw in
-                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-            }
-            switch result {
-            case .success(.wrote(let n)): cipherOutOffset += n
-            case .success(.wouldBlock):
-                socket.setWriteInterest(true)
-                return false
-            case .failure(let error):
-                cipherOut.removeAll(keepingCapacity: true)
-                cipherOutOffset = 0
-                if !isFinished { lost(TransportError(.connectionLost, "write failed: \(error)", underlying: error)) }
-                return false
-            }
-        }
     }
 }
