@@ -214,6 +214,8 @@ public class Request: @unchecked Sendable {
     /// The body to send instead of `request.httpBody` (UploadRequest overrides); may change the
     /// request's headers (a multipart Content-Type). `nil` sends `httpBody`.
     func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? { nil }
+    /// The protocol switch the request offers (`WebSocketRequest`'s); `nil`: none.
+    func transportUpgrade() -> TransportUpgrade? { nil }
     /// Receives the response head on the thread the transport reports on (a connection's
     /// loop): keep it quick. Overrides call `record(head:)`.
     func didReceive(head: TransportResponseHead) { record(head: head) }
@@ -327,9 +329,10 @@ public class Request: @unchecked Sendable {
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         didCreateURLRequest(urlRequest)
         (self as? UploadRequest)?.didCreateUploadable()
-        let transport: TransportRequest
+        var transport: TransportRequest
         do {
             transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
+            transport.upgrade = transportUpgrade()
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }

@@ -127,9 +127,9 @@ extension ConnectionPool {
             }
         }
         let connection = HTTP1Connection(
-            id: id, key: key, socket: socket, tls: tls, pool: self, idleTimeout: configuration.idleTimeout
+            id: id, key: key, socket: socket, tls: tls, pool: self, idleTimeout: configuration.idleTimeout,
+            connectDeadline: connectDeadline
         )
-        connection.connectDeadline = connectDeadline
         if !leftover.isEmpty { connection.adoptTunnelLeftover(leftover) }
         let bound = LoopBound(connection, loop: connection.loop)
         let effects = state.withLock { state in

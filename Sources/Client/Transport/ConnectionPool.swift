@@ -184,7 +184,7 @@ final class ConnectionPool: Sendable {
     ///   - submittedOn: For `execute` only: the loop of the submitting thread, or nil.
     func perform(_ effects: Effects, submittedOn: EventLoop? = nil) {
         for connection in effects.retire {
-            connection.loop.execute { connection.value.closeKeepingSlot() }
+            connection.loop.execute { connection.value.close() }
         }
         for connection in effects.close {
             connection.loop.execute { connection.value.close() }

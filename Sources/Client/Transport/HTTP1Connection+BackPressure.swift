@@ -26,7 +26,8 @@ extension HTTP1Connection {
     /// (cancelled, completed) is ignored.
     func resumeReading(for exchange: Exchange) {
         guard let current = self.exchange, current === exchange else { return }
-        guard machine.resumeReading(now: .now()) else { return }
+        let resume = machine.resumeReading(now: .now())
+        guard resume != .ignored else { return }
         socket.setReadInterest(true)
         syncTimer()
         // Parse even with nothing buffered: a pause right after a body's last bytes leaves its
@@ -34,7 +35,7 @@ extension HTTP1Connection {
         // nothing more to send). Then what the TLS engine holds.
         processInbound()
         if tls != nil { readPlaintext() }
-        if hungUpWhilePaused { readAfterHangUp() }
+        if resume == .readToEnd { readAfterHangUp() }
     }
 
     /// The socket hung up while paused and left epoll: read what the kernel still holds until
@@ -43,11 +44,12 @@ extension HTTP1Connection {
     /// claims neither.
     private func readAfterHangUp() {
         for _ in 0..<4096 {
-            guard machine.isActive, !machine.isReadPaused else { return }
+            guard machine.isActive, !machine.isReadPaused else { break }
             if tls == nil { socketReadable(socket) } else { readTLS() }
         }
-        hungUpWhilePaused = false
-        if machine.isActive && !machine.isReadPaused {
+        // Paused again: the machine keeps the hang-up for the next resume.
+        if machine.peerHungUp() { return }
+        if machine.isActive {
             perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: hang-up")))
         }
     }

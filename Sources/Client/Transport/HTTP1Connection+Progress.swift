@@ -13,7 +13,7 @@ extension HTTP1Connection {
         guard let exchange, body.length > 0 else { return }
         let sent = min(max(0, machine.written - headBytes.count), body.length)
         guard let previous = summary?.requestBodyBytesSent, sent > previous else { return }
-        summary?.requestBodyBytesSent = sent
+        machine.updateRun { $0.summary?.requestBodyBytesSent = sent }
         if body.isChunked { return exchange.deliver(.bodySent(sent: Int64(body.payloadSent), total: -1)) }
         exchange.deliver(.bodySent(sent: Int64(sent), total: Int64(body.length)))
     }

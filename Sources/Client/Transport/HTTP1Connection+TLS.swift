@@ -58,7 +58,7 @@ extension HTTP1Connection {
     /// needs more ciphertext.
     func readPlaintext() {
         guard let tls else { return }
-        while !machine.isClosed, !machine.isReadPaused {
+        while !machine.isClosed, !machine.isUpgraded, !machine.isReadPaused {
             var readResult: TLSReadResult = .incomplete(.read)
             _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
                 readResult = tls.read(into: free)
@@ -92,10 +92,9 @@ extension HTTP1Connection {
             flushCiphertext()
             exchange.timings.secureConnectionEnd = Date()
             exchange.timings.connectEnd = exchange.timings.secureConnectionEnd
-            machine.handshakeCompleted()
-            self.exchange = nil
+            guard let run = machine.handshakeCompleted() else { return }
             cancelTimer()
-            start(exchange, reused: false)
+            start(run.exchange, reused: false)
         case .incomplete:
             flushCiphertext()
         case .failed(let error):

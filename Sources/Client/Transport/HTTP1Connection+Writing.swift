@@ -116,14 +116,15 @@ extension HTTP1Connection {
     private func syncBodyLength() {
         guard !body.isLengthUnknown, machine.isActive, body.length != OutgoingBody.unknownLength else { return }
         machine.bodyLengthKnown(body.length)
-        summary?.requestBodyBytes = body.length
+        let length = body.length
+        machine.updateRun { $0.summary?.requestBodyBytes = length }
     }
 
     /// The allowed bytes are out: no more write interest; the timestamp once the whole request is.
     func requestWritten() {
         socket.setWriteInterest(false)
-        if summary?.timings.requestEnd == nil && machine.written == headBytes.count + body.length {
-            summary?.timings.requestEnd = Date()
+        if machine.written == headBytes.count + body.length && summary?.timings.requestEnd == nil {
+            machine.updateRun { $0.summary?.timings.requestEnd = Date() }
         }
     }
 

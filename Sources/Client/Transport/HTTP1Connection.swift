@@ -25,12 +25,21 @@ final class HTTP1Connection: SocketHandler {
     let tls: TLSClientConnection?
     /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
     /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
-    private weak var pool: ConnectionPool?
+    private(set) weak var pool: ConnectionPool?
     /// How long the connection may wait in the pool for its next request.
     private let idleTimeout: Duration
-    var machine: HTTP1ConnectionStateMachine
+    /// The driver's record of one exchange, kept in the machine's states that have one.
+    struct Run {
+        let exchange: Exchange
+        /// Built when the request starts (`nil` during the TLS handshake before it).
+        var summary: TransportSummary?
+    }
+    typealias Machine = HTTP1ConnectionStateMachine<Run>
+    var machine: Machine
     /// The exchange being handshaken for or run; `nil` while idle or closed.
-    var exchange: Exchange?
+    var exchange: Exchange? { machine.run?.exchange }
+    /// The running exchange's summary; `nil` while none runs.
+    var summary: TransportSummary? { machine.run?.summary }
 
     /// How large the receive buffer may grow while a bulk body arrives (it starts at 16 KiB).
     static let maxReceiveBuffer = 256 * 1024
@@ -44,23 +53,16 @@ final class HTTP1Connection: SocketHandler {
     var body = OutgoingBody()
     var cipherOut: [UInt8] = []
     var cipherOutOffset = 0
-    // Per exchange
-    var summary: TransportSummary?
     private var timer: TimerID?
     /// Where `timer` is armed.
     private var timerAt: Deadline = .distantFuture
     /// The connection's endpoints, read once at setup (not per request: getsockname and
     /// inet_ntop each time cost two syscalls and several allocations per exchange).
     private let endpoints: (local: String?, localPort: Int?, remote: String, remotePort: Int)
-    /// Through a proxy: when the connect limit, which began at the proxy's TCP connect, ends (the
-    /// TLS handshake must be over by then too); `nil` otherwise.
-    var connectDeadline: Deadline?
-    /// The peer hung up while reading was paused: no socket event will come any more.
-    var hungUpWhilePaused = false
-    /// Set when the pool retires this idle connection to give its slot to a retry.
-    private(set) var keepsSlotOnClose = false
 
-    init(id: Int, key: ConnectionKey, socket: Socket, tls: TLSClientConnection?, pool: ConnectionPool, idleTimeout: Duration) {
+    /// - Parameter connectDeadline: Through a proxy, when the connect limit, which began at the
+    ///   proxy's TCP connect, ends (the TLS handshake must be over by then too); `nil` otherwise.
+    init(id: Int, key: ConnectionKey, socket: Socket, tls: TLSClientConnection?, pool: ConnectionPool, idleTimeout: Duration, connectDeadline: Deadline? = nil) {
         self.id = id
         self.key = key
         self.loop = socket.loop
@@ -68,7 +70,7 @@ final class HTTP1Connection: SocketHandler {
         self.tls = tls
         self.pool = pool
         self.idleTimeout = idleTimeout
-        self.machine = HTTP1ConnectionStateMachine()
+        self.machine = Machine(tls: tls != nil, connectDeadline: connectDeadline)
         let local = socket.localAddress
         self.endpoints = (local?.ipAddress, local?.port, socket.remoteAddress.ipAddress, socket.remoteAddress.port)
         if tls != nil { cipherScratch = [UInt8](repeating: 0, count: 32 * 1024) }
@@ -88,9 +90,7 @@ final class HTTP1Connection: SocketHandler {
         var limit = exchange.request.deadline
         if let idle = exchange.request.idleTimeout { limit = min(limit, now + idle) }
         if let connect = exchange.request.connectTimeout { limit = min(limit, now + connect) }
-        if let connectDeadline { limit = min(limit, connectDeadline) }
-        machine = HTTP1ConnectionStateMachine(handshakeDeadline: limit)
-        self.exchange = exchange
+        machine.handshakeStarted(Run(exchange: exchange), deadline: limit)
         exchange.timings.secureConnectionStart = Date()
         syncTimer()
         driveHandshake()
@@ -124,27 +124,26 @@ final class HTTP1Connection: SocketHandler {
             exchange.complete(.failure(TransportError(.requestBodyUnreadable, "the request body file cannot be read: \(error)", underlying: error), nil))
             return returnToPool()
         }
-        self.exchange = exchange
-        summary = TransportSummary(
+        var summary = TransportSummary(
             timings: exchange.timings, isReusedConnection: reused,
             localAddress: endpoints.local, remoteAddress: endpoints.remote,
             remotePort: endpoints.remotePort, localPort: endpoints.localPort,
             requestHeaderBytes: headBytes.count, requestBodyBytes: body.isLengthUnknown ? 0 : body.length
         )
-        summary?.timings.requestStart = Date()
+        summary.timings.requestStart = Date()
         if let tls {
-            summary?.tlsVersion = tls.negotiatedVersion
-            summary?.tlsCipher = tls.negotiatedCipher
-            summary?.tlsCipherID = tls.negotiatedCipherSuiteID
+            summary.tlsVersion = tls.negotiatedVersion
+            summary.tlsCipher = tls.negotiatedCipher
+            summary.tlsCipherID = tls.negotiatedCipherSuiteID
         }
         let request = exchange.request
-        let info = HTTP1ConnectionStateMachine.RequestInfo(
+        let info = Machine.RequestInfo(
             headLength: headBytes.count, bodyLength: body.length,
             isIdempotent: request.isIdempotent, isReused: reused, attempt: exchange.attempt,
             expectsContinue: body.length > 0 && request.head.expectsContinue,
-            idleTimeout: request.idleTimeout, deadline: request.deadline
+            idleTimeout: request.idleTimeout, deadline: request.deadline, offersUpgrade: request.upgrade != nil
         )
-        perform(machine.requestStarted(info, method: request.head.method, now: .now()))
+        perform(machine.requestStarted(info, run: Run(exchange: exchange, summary: summary), method: request.head.method, now: .now()))
         // Bytes that arrived with the last handshake flight (or before the request went out)
         // are already in the engine or the buffer: no socket event will announce them again.
         if machine.isActive { drainReceived() }
@@ -198,10 +197,7 @@ final class HTTP1Connection: SocketHandler {
     func socketHungUp(_ socket: Socket, error: SocketError?) {
         // Paused for back-pressure: what the peer sent before it went away is still in the
         // kernel; resuming reads it to the end (HTTP1Connection+BackPressure.swift).
-        if machine.isReadPaused {
-            hungUpWhilePaused = true
-            return
-        }
+        if machine.peerHungUp() { return }
         let detail = error.map { "\($0)" } ?? "hang-up"
         perform(machine.connectionFailed(TransportError(.connectionLost, "the connection was reset: \(detail)", underlying: error)))
     }
@@ -221,7 +217,8 @@ final class HTTP1Connection: SocketHandler {
         // the buffer until it resumes (HTTP1Connection+BackPressure.swift).
         while let exchange, machine.isActive, !machine.isReadPaused {
             let now = Deadline.now()
-            let step: (action: HTTP1ConnectionStateMachine.Action, consumed: Int) = inbound.withReadableBytes { raw in
+            var upgradeHead: TransportResponseHead?
+            let step: (action: Machine.Action, consumed: Int) = inbound.withReadableBytes { raw in
                 let step = machine.parse(raw, now: now)
                 switch step.action {
                 case .forwardHead:
@@ -231,21 +228,36 @@ final class HTTP1Connection: SocketHandler {
                         fields: head.fields.strings(in: raw),
                         contentLength: { if case .contentLength(let n) = head.framing { n } else { nil } }()
                     )
-                    summary?.timings.responseStart = Date()
-                    summary?.responseHeaderBytes = step.consumed
+                    machine.updateRun {
+                        $0.summary?.timings.responseStart = Date()
+                        $0.summary?.responseHeaderBytes = step.consumed
+                    }
                     exchange.deliver(.head(copied))
                 case .forwardBody(let range):
                     // Handed over borrowed, before the bytes are consumed: no copy here.
-                    summary?.responseBodyBytes += range.count
+                    machine.updateRun { $0.summary?.responseBodyBytes += range.count }
                     exchange.deliverBody(UnsafeRawBufferPointer(rebasing: raw[range]))
-                case .complete:
-                    if let trailers = step.trailers { summary?.trailers = trailers.strings(in: raw) }
+                case .upgrade:
+                    guard let head = step.head else { preconditionFailure("upgrade without a head") }
+                    upgradeHead = TransportResponseHead(
+                        status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
+                        fields: head.fields.strings(in: raw), contentLength: nil
+                    )
+                case .complete(let keepAlive, var run):
+                    // The run has left the machine: the trailers go into the action's copy.
+                    if let trailers = step.trailers {
+                        run.summary?.trailers = trailers.strings(in: raw)
+                        return (.complete(keepAlive: keepAlive, run), step.consumed)
+                    }
                 default:
                     break
                 }
                 return (step.action, step.consumed)
             }
             inbound.consume(step.consumed)
+            if case .upgrade(let run) = step.action, let upgradeHead {
+                return handOff(run, head: upgradeHead, headBytes: step.consumed)
+            }
             switch step.action {
             case .forwardHead, .forwardBody:
                 continue
@@ -260,31 +272,32 @@ final class HTTP1Connection: SocketHandler {
     // MARK: Actions
 
     /// Carries out one action of the machine, then keeps the timer where the machine wants it.
-    func perform(_ action: HTTP1ConnectionStateMachine.Action) {
+    func perform(_ action: Machine.Action) {
         switch action {
         case .none, .forwardHead, .forwardBody:
             break
         case .write:
             writeRequest()
-        case .complete(let keepAlive):
-            complete(keepAlive: keepAlive)
+        case .complete(let keepAlive, let run):
+            complete(run, keepAlive: keepAlive)
             return
-        case .fail(let failure, let retry):
-            fail(failure, retry: retry)
+        case .fail(let failure, let retry, let run):
+            fail(run, failure, retry: retry)
             return
         case .close:
             close()
             return
+        case .upgrade:
+            preconditionFailure("upgrade comes only from parsing, with its head")
         }
         syncTimer()
     }
 
-    private func complete(keepAlive: Bool) {
-        guard let exchange else { preconditionFailure("complete without an exchange") }
-        self.exchange = nil
+    private func complete(_ run: Run, keepAlive: Bool) {
+        let exchange = run.exchange
         cancelTimer()
-        summary?.timings.responseEnd = Date()
-        let done = summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: false)
+        var done = run.summary ?? TransportSummary(timings: exchange.timings, isReusedConnection: false)
+        done.timings.responseEnd = Date()
         body = OutgoingBody()  // closes a file body now, not when the next request replaces it
         var reusable = keepAlive
         if reusable && hasLeftoverBytes() {
@@ -299,25 +312,23 @@ final class HTTP1Connection: SocketHandler {
         exchange.complete(.end(done))
     }
 
-    private func fail(_ failure: HTTP1ConnectionStateMachine.Failure, retry: Bool) {
-        let exchange = self.exchange
-        self.exchange = nil
+    private func fail(_ run: Run, _ failure: Machine.Failure, retry: Bool) {
+        let exchange = run.exchange
         let error = transportError(failure)
         close()
-        guard let exchange else { return }
         // A stream body's bytes are gone once read: never sent again silently.
         if retry && !exchange.isCancelled && exchange.request.body?.isReplayable != false {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
             resubmit(exchange)
         } else {
-            var partial = summary
+            var partial = run.summary
             partial?.timings.responseEnd = Date()
             exchange.complete(.failure(error, partial))
         }
     }
 
-    private func transportError(_ failure: HTTP1ConnectionStateMachine.Failure) -> TransportError {
+    private func transportError(_ failure: Machine.Failure) -> TransportError {
         switch failure {
         case .transport(let error): return error
         case .handshakeClosed: return TransportError(.tls, "the server closed the connection during the TLS handshake")
@@ -352,17 +363,11 @@ final class HTTP1Connection: SocketHandler {
         perform(machine.cancelled())
     }
 
-    /// Closes an idle connection whose slot the pool has already given to a new connection.
-    func closeKeepingSlot() {
-        keepsSlotOnClose = true
-        close()
-    }
-
     /// Closes the socket (idempotent) and tells the pool. A request still on the connection is
     /// ended by whoever closed it (`fail`, `complete`); session teardown closes idle ones only.
     func close() {
         cancelTimer()
-        guard socket.isOpen else { return }
+        guard socket.isOpen, !machine.isUpgraded else { return }
         machine.closed()
         body = OutgoingBody()
         if let tls {

@@ -18,9 +18,12 @@
 //             awaitingHead ──final head──▶ body ──end──▶ done(keepAlive)
 //             body ──pauseReading (the consumer's buffer is full)──▶ paused ──resumeReading──▶ body
 //             (paused: the driver neither reads the socket nor parses; the idle timeout is
-//             suspended, since we are the ones not reading; the resource deadline still runs.)
+//             suspended, since we are the ones not reading; the resource deadline still runs.
+//             A hang-up while paused is remembered, `paused(peerClosed: true)`: the socket left
+//             epoll, so resuming must read what the kernel holds to the end without events.)
 //
 // Connection states and exits:
+//   awaitingHandshake (TLS, before the first request) ──handshakeStarted──▶ handshaking
 //   handshaking ──handshakeCompleted──▶ idle (the driver starts the first request at once)
 //               ──handshakeFailed, timer, end of stream, cancel──▶ closed
 //   idle ──requestStarted──▶ active
@@ -43,11 +46,15 @@
 // (`timeoutIntervalForResource`) never moves; the handshake also honours the connect timeout.
 // `timerDeadline` is the earliest of those that apply (and of the 100-continue delay); the driver
 // keeps its one timer there.
+//
+// `Run` is the driver's per-exchange record (the exchange and its summary): it lives only in the
+// states that have an exchange (`handshaking`, `active`) and leaves in the action that ends it
+// (`complete`, `fail`), so no exchange can outlive its state beside the machine. Tests use a tag.
 
 import Wire
 import EventLoop
 
-struct HTTP1ConnectionStateMachine {
+struct HTTP1ConnectionStateMachine<Run> {
     /// What the machine needs to know of a request when it starts.
     struct RequestInfo: Equatable {
         /// Bytes of the serialized head.
@@ -66,10 +73,13 @@ struct HTTP1ConnectionStateMachine {
         var idleTimeout: Duration?
         /// The request's resource deadline.
         var deadline: Deadline
+        /// The head offers a protocol switch (`Upgrade`, a WebSocket's opening handshake): only
+        /// then is a `101` accepted, and it hands the connection over (RFC 9110 §7.8).
+        var offersUpgrade = false
     }
 
     /// The effect the driver must carry out.
-    enum Action: Equatable {
+    enum Action {
         /// Nothing to do.
         case none
         /// Write request bytes up to `writableLimit` (more may be allowed than before).
@@ -78,14 +88,17 @@ struct HTTP1ConnectionStateMachine {
         case forwardHead
         /// Forward body bytes at `range` of the parser's input.
         case forwardBody(Range<Int>)
-        /// The response ended: deliver it, then put the connection back in the pool
+        /// The response of `run` ended: deliver it, then put the connection back in the pool
         /// (`keepAlive`) or close it.
-        case complete(keepAlive: Bool)
-        /// Close the connection and fail the request with `failure`; when `retry`, hand the
-        /// request back to the pool for one attempt on a fresh connection instead.
-        case fail(Failure, retry: Bool)
+        case complete(keepAlive: Bool, Run)
+        /// Close the connection and fail `run` with `failure`; when `retry`, hand the request
+        /// back to the pool for one attempt on a fresh connection instead.
+        case fail(Failure, retry: Bool, Run)
         /// Close the connection (no request on it).
         case close
+        /// `101 Switching Protocols` to a request that offered an upgrade: hand the socket, with
+        /// the bytes after the head, to `run`'s new protocol (the head is the step's).
+        case upgrade(Run)
     }
 
     /// Why a request failed, mapped to a `TransportError` by the driver.
@@ -113,7 +126,7 @@ struct HTTP1ConnectionStateMachine {
     }
 
     /// The result of feeding bytes to the parser.
-    struct ParseStep: Equatable {
+    struct ParseStep {
         /// What to do.
         var action: Action
         /// Bytes of the input consumed.
@@ -147,13 +160,17 @@ struct HTTP1ConnectionStateMachine {
         case body
         /// Inside the body, with reading stopped because the consumer's bounded buffer is full
         /// (back-pressure). Exits: resumeReading → body; cancel, deadline → closed (the request
-        /// fails). No parsing happens here: the driver leaves unparsed bytes in its buffer.
-        case paused
+        /// fails); peerHungUp → paused(peerClosed: true). No parsing happens here: the driver
+        /// leaves unparsed bytes in its buffer. `peerClosed`: the peer hung up meanwhile, so the
+        /// socket will report nothing more and resuming reads it to the end without events.
+        case paused(peerClosed: Bool)
         /// The response ended; `keepAlive` is the parser's verdict.
         case done(keepAlive: Bool)
     }
 
-    struct Active: Equatable {
+    struct Active {
+        /// The driver's record of the exchange.
+        var run: Run
         var request: RequestInfo
         var writing: Writing
         var reading: Reading
@@ -163,27 +180,35 @@ struct HTTP1ConnectionStateMachine {
     }
 
     private enum State {
-        /// The TLS handshake before the first request. Exits: completed → idle; failure → closed.
-        case handshaking(until: Deadline)
+        /// A TLS connection whose handshake has not begun. `connectDeadline`: through a proxy,
+        /// when the connect limit that began at the proxy's TCP connect ends (the handshake must
+        /// be over by then too). Exits: handshakeStarted → handshaking; cancel, close → closed.
+        case awaitingHandshake(connectDeadline: Deadline?)
+        /// The TLS handshake for `run`'s request, before the first request. Exits: completed →
+        /// idle; failure, timer, end of stream, cancel → closed.
+        case handshaking(Run, until: Deadline)
         /// Between requests (in the pool). Exits: requestStarted → active; anything read → closed.
         case idle
         /// One request under way.
         case active(Active)
         /// Terminal.
         case closed
+        /// Terminal: a `101` handed the socket to another protocol's driver; nothing here may
+        /// read, write or close it any more.
+        case upgraded
     }
 
     /// How long a request with `Expect: 100-continue` holds its body back when the server says
     /// nothing (curl's default, also a common server expectation).
-    static let continueDelay: Duration = .seconds(1)
+    static var continueDelay: Duration { .seconds(1) }
 
     private var state: State
     private var parser: ResponseParser
 
-    /// A machine for a new plain-TCP connection (idle), or one that first runs the TLS handshake
-    /// until `handshakeDeadline`.
-    init(handshakeDeadline: Deadline? = nil, limits: ParserLimits = .default) {
-        state = handshakeDeadline.map { .handshaking(until: $0) } ?? .idle
+    /// A machine for a new connection: idle over plain TCP; over TLS (`tls`), waiting for its
+    /// handshake, which must end by `connectDeadline` when given (through a proxy).
+    init(tls: Bool = false, connectDeadline: Deadline? = nil, limits: ParserLimits = .default) {
+        state = tls ? .awaitingHandshake(connectDeadline: connectDeadline) : .idle
         parser = ResponseParser(limits: limits)
     }
 
@@ -191,10 +216,22 @@ struct HTTP1ConnectionStateMachine {
 
     /// Whether the connection is closed.
     var isClosed: Bool { if case .closed = state { true } else { false } }
+    /// Whether a `101` handed the socket over (see `State.upgraded`).
+    var isUpgraded: Bool { if case .upgraded = state { true } else { false } }
     /// Whether the connection waits for its next request.
     var isIdle: Bool { if case .idle = state { true } else { false } }
     /// Whether the TLS handshake is running.
     var isHandshaking: Bool { if case .handshaking = state { true } else { false } }
+    /// Whether this is a TLS connection whose handshake has not begun.
+    var awaitsHandshake: Bool { if case .awaitingHandshake = state { true } else { false } }
+    /// The record of the exchange handshaking or running here; `nil` otherwise.
+    var run: Run? {
+        switch state {
+        case .handshaking(let run, _): run
+        case .active(let active): active.run
+        case .awaitingHandshake, .idle, .closed, .upgraded: nil
+        }
+    }
     /// Whether a request is under way.
     var isActive: Bool { if case .active = state { true } else { false } }
     /// Whether the final response head of the active request arrived.
@@ -205,7 +242,7 @@ struct HTTP1ConnectionStateMachine {
     /// Whether reading is stopped for back-pressure (see `Reading.paused`).
     var isReadPaused: Bool {
         guard case .active(let active) = state else { return false }
-        return active.reading == .paused
+        return active.reading.isPaused
     }
     /// Request bytes written so far.
     var written: Int { if case .active(let active) = state { active.written } else { 0 } }
@@ -224,12 +261,12 @@ struct HTTP1ConnectionStateMachine {
     /// is the driver's own).
     var timerDeadline: Deadline? {
         switch state {
-        case .handshaking(let until): return until == .distantFuture ? nil : until
-        case .idle, .closed: return nil
+        case .handshaking(_, let until): return until == .distantFuture ? nil : until
+        case .awaitingHandshake, .idle, .closed, .upgraded: return nil
         case .active(let active):
             // Paused: the silence is ours, so the idle timeout does not run (resumeReading
             // restarts it); the resource deadline does.
-            let idle = active.reading == .paused ? Deadline.distantFuture : active.idleDeadline
+            let idle = active.reading.isPaused ? Deadline.distantFuture : active.idleDeadline
             var earliest = min(idle, active.request.deadline)
             if case .awaitingContinue(let until) = active.writing { earliest = min(earliest, until) }
             return earliest == .distantFuture ? nil : earliest
@@ -238,24 +275,33 @@ struct HTTP1ConnectionStateMachine {
 
     // MARK: Handshake
 
-    /// The TLS handshake finished: the connection is idle and the driver starts its request.
-    mutating func handshakeCompleted() {
-        guard case .handshaking = state else {
-            if case .closed = state { return }  // a cancel closed it while the engine finished
+    /// The TLS handshake for `run`'s request begins; it must end by `deadline` (the request's
+    /// own limits) and by the connect deadline given at creation, whichever comes first.
+    mutating func handshakeStarted(_ run: Run, deadline: Deadline) {
+        guard case .awaitingHandshake(let connectDeadline) = state else { preconditionFailure("handshakeStarted in \(state)") }
+        state = .handshaking(run, until: min(deadline, connectDeadline ?? .distantFuture))
+    }
+
+    /// The TLS handshake finished: the connection is idle and the driver starts the returned
+    /// run's request on it; `nil` when a cancel closed the connection as the engine finished.
+    mutating func handshakeCompleted() -> Run? {
+        guard case .handshaking(let run, _) = state else {
+            if case .closed = state { return nil }  // a cancel closed it while the engine finished
             preconditionFailure("handshakeCompleted in \(state)")
         }
         state = .idle
+        return run
     }
 
     // MARK: Requests
 
-    /// A request with `method` starts on this idle connection; the driver writes it
+    /// `run`'s request with `method` starts on this idle connection; the driver writes it
     /// (`writableLimit` bytes).
-    mutating func requestStarted(_ request: RequestInfo, method: RequestMethod, now: Deadline) -> Action {
+    mutating func requestStarted(_ request: RequestInfo, run: Run, method: RequestMethod, now: Deadline) -> Action {
         guard case .idle = state else { preconditionFailure("requestStarted in \(state)") }
-        parser.expectResponse(to: method)
+        parser.expectResponse(to: method, offeringUpgrade: request.offersUpgrade)
         let writing: Writing = request.expectsContinue && request.bodyLength > 0 ? .sendingHead : .sending
-        state = .active(Active(request: request, writing: writing, reading: .awaitingHead,
+        state = .active(Active(run: run, request: request, writing: writing, reading: .awaitingHead,
                                idleDeadline: Self.idleDeadline(request.idleTimeout, now: now)))
         return .write
     }
@@ -289,6 +335,15 @@ struct HTTP1ConnectionStateMachine {
         state = .active(active)
     }
 
+    /// Updates the running exchange's record in place (the driver's summary counters); nothing
+    /// when no request runs.
+    mutating func updateRun(_ body: (inout Run) -> Void) {
+        guard case .active(var active) = state else { return }
+        state = .closed  // leaves `active` uniquely referenced while `body` mutates it
+        body(&active.run)
+        state = .active(active)
+    }
+
     /// Writing failed (the server reset or stopped reading). The response may still be on its
     /// way (a 413 before closing), so reading goes on; the request fails only if reading fails.
     mutating func writeFailed() -> Action {
@@ -312,7 +367,7 @@ struct HTTP1ConnectionStateMachine {
         case .idle:
             state = .closed
             return .close
-        case .handshaking, .closed:
+        case .awaitingHandshake, .handshaking, .closed, .upgraded:
             return .none
         }
     }
@@ -325,7 +380,7 @@ struct HTTP1ConnectionStateMachine {
         }
         // The driver stops parsing when it pauses; parsing anyway would forward bytes the
         // consumer has no room for.
-        precondition(active.reading != .paused, "parse while reading is paused in \(state)")
+        precondition(!active.reading.isPaused, "parse while reading is paused in \(state)")
         let step: Wire.ParseStep
         do throws(WireError) {
             step = try parser.parse(input)
@@ -355,8 +410,14 @@ struct HTTP1ConnectionStateMachine {
             state = .active(active)
             _ = now
             return ParseStep(action: finishResponse(), consumed: step.consumed, trailers: end.trailers)
-        case .upgraded:
-            return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
+        case .upgraded(let head):
+            // The parser accepts a 101 only for a request that offered an upgrade; the request
+            // was written whole (an upgrade offer has no body), so nothing of HTTP/1.1 is left.
+            guard active.request.offersUpgrade, head.status == 101 else {
+                return ParseStep(action: fail(.unexpectedUpgrade, retryable: false), consumed: step.consumed)
+            }
+            state = .upgraded
+            return ParseStep(action: .upgrade(active.run), consumed: step.consumed, head: head)
         }
     }
 
@@ -366,33 +427,51 @@ struct HTTP1ConnectionStateMachine {
     /// consumer decides on its own thread).
     mutating func pauseReading() -> Bool {
         guard case .active(var active) = state, active.reading == .body else { return false }
-        active.reading = .paused
+        active.reading = .paused(peerClosed: false)
         state = .active(active)
         return true
     }
 
-    /// The consumer drained its buffer: read again. Returns whether the driver must restart
-    /// reading (read interest, then parse what is already buffered); `false` when not paused (a
-    /// late resume after a cancel, or a resume for an earlier request). The idle timeout starts
-    /// afresh at `now`.
-    mutating func resumeReading(now: Deadline) -> Bool {
-        guard case .active(var active) = state, active.reading == .paused else { return false }
+    /// The peer hung up. Returns whether the driver must wait (reading is paused: what the peer
+    /// sent before it went away is still in the kernel, and resuming reads it to the end);
+    /// `false` when the driver must report the loss (`connectionFailed`) now.
+    mutating func peerHungUp() -> Bool {
+        guard case .active(var active) = state, active.reading.isPaused else { return false }
+        active.reading = .paused(peerClosed: true)
+        state = .active(active)
+        return true
+    }
+
+    /// What the driver does when the consumer asks to read again.
+    enum Resume: Equatable {
+        /// Not paused (a late resume after a cancel, or one for an earlier request): nothing.
+        case ignored
+        /// Restore read interest, then parse what is already buffered.
+        case read
+        /// As `read`, then read what the kernel still holds until the end without waiting for
+        /// events: the peer hung up while reading was paused.
+        case readToEnd
+    }
+
+    /// The consumer drained its buffer: read again. The idle timeout starts afresh at `now`.
+    mutating func resumeReading(now: Deadline) -> Resume {
+        guard case .active(var active) = state, case .paused(let peerClosed) = active.reading else { return .ignored }
         active.reading = .body
         active.idleDeadline = Self.idleDeadline(active.request.idleTimeout, now: now)
         state = .active(active)
-        return true
+        return peerClosed ? .readToEnd : .read
     }
 
     /// The server closed its side: `clean` is `nil` over TCP, and over TLS whether the close came
     /// with `close_notify`.
     mutating func endOfStream(cleanTLSClose clean: Bool?) -> Action {
         switch state {
-        case .idle:
+        case .idle, .awaitingHandshake:
             state = .closed
             return .close
         case .handshaking:
             return fail(.handshakeClosed, retryable: false)
-        case .closed:
+        case .closed, .upgraded:
             return .none
         case .active(var active):
             let event: ResponseEvent?
@@ -416,10 +495,10 @@ struct HTTP1ConnectionStateMachine {
     /// file became unreadable) or the peer's TLS is broken.
     mutating func connectionFailed(_ error: TransportError, retryable: Bool = true) -> Action {
         switch state {
-        case .idle:
+        case .idle, .awaitingHandshake:
             state = .closed
             return .close
-        case .closed: return .none
+        case .closed, .upgraded: return .none
         case .handshaking, .active: return fail(.transport(error), retryable: retryable)
         }
     }
@@ -429,14 +508,14 @@ struct HTTP1ConnectionStateMachine {
     /// The driver's timer fired at `now`.
     mutating func timerFired(now: Deadline) -> Action {
         switch state {
-        case .handshaking(let until):
+        case .handshaking(_, let until):
             guard now >= until else { return .none }
             return fail(.handshakeTimeout, retryable: false)
-        case .idle, .closed:
+        case .awaitingHandshake, .idle, .closed, .upgraded:
             return .none
         case .active(var active):
             if now >= active.request.deadline { return fail(.deadline, retryable: false) }
-            if now >= active.idleDeadline, active.reading != .paused, let idle = active.request.idleTimeout {
+            if now >= active.idleDeadline, !active.reading.isPaused, let idle = active.request.idleTimeout {
                 return fail(.idleTimeout(idle), retryable: false)
             }
             if case .awaitingContinue(let until) = active.writing, now >= until {
@@ -452,8 +531,8 @@ struct HTTP1ConnectionStateMachine {
     /// The request was cancelled.
     mutating func cancelled() -> Action {
         switch state {
-        case .closed: return .none
-        case .idle:
+        case .closed, .upgraded: return .none
+        case .idle, .awaitingHandshake:
             state = .closed
             return .close
         case .handshaking, .active: return fail(.cancelled, retryable: false)
@@ -461,8 +540,9 @@ struct HTTP1ConnectionStateMachine {
     }
 
     /// The driver closes the connection for a reason of its own (the pool retires it, session
-    /// teardown). Idempotent.
+    /// teardown). Idempotent; an upgraded connection stays upgraded (its socket is not ours).
     mutating func closed() {
+        if case .upgraded = state { return }
         state = .closed
     }
 
@@ -477,7 +557,7 @@ struct HTTP1ConnectionStateMachine {
         case .done:
             if parserKeepAlive && parser.isIdle {
                 state = .idle
-                return .complete(keepAlive: true)
+                return .complete(keepAlive: true, active.run)
             }
         case .sending, .sendingHead, .awaitingContinue, .abandoned:
             // An early final response (RFC 9112 §9.3: the server may answer before the body is
@@ -486,18 +566,26 @@ struct HTTP1ConnectionStateMachine {
             break
         }
         state = .closed
-        return .complete(keepAlive: false)
+        return .complete(keepAlive: false, active.run)
     }
 
     /// Closes and fails the request (or the handshake), with Go's retry verdict when `retryable`.
+    /// Only from `handshaking` or `active`, the states that hold a run.
     private mutating func fail(_ failure: Failure, retryable: Bool) -> Action {
+        let run: Run
         var retry = false
-        if retryable, case .active(let active) = state {
-            retry = active.request.isReused && active.reading == .awaitingHead && active.request.attempt == 0
+        switch state {
+        case .handshaking(let handshaking, _):
+            run = handshaking
+        case .active(let active):
+            run = active.run
+            retry = retryable && active.request.isReused && active.reading == .awaitingHead && active.request.attempt == 0
                 && (active.request.isIdempotent || active.written == 0)
+        case .awaitingHandshake, .idle, .closed, .upgraded:
+            preconditionFailure("fail(\(failure)) in \(state)")
         }
         state = .closed
-        return .fail(failure, retry: retry)
+        return .fail(failure, retry: retry, run)
     }
 
     private static func idleDeadline(_ timeout: Duration?, now: Deadline) -> Deadline {
@@ -524,11 +612,18 @@ extension HTTP1ConnectionStateMachine.Writing {
     var isAwaitingContinue: Bool { if case .awaitingContinue = self { true } else { false } }
 }
 
+extension HTTP1ConnectionStateMachine.Reading {
+    var isPaused: Bool { if case .paused = self { true } else { false } }
+}
+
+extension HTTP1ConnectionStateMachine.Action: Equatable where Run: Equatable {}
+extension HTTP1ConnectionStateMachine.ParseStep: Equatable where Run: Equatable {}
+
 extension HTTP1ConnectionStateMachine.Action {
     /// Whether the action ends the request on this connection.
     var endsRequest: Bool {
         switch self {
-        case .complete, .fail: true
+        case .complete, .fail, .upgrade: true
         case .none, .write, .forwardHead, .forwardBody, .close: false
         }
     }

@@ -44,6 +44,9 @@ struct TransportRequest: Sendable {
     /// `timeoutIntervalForResource`, measured from the request's start; curl's `--max-time`).
     /// `.distantFuture`: none.
     var deadline: Deadline = .distantFuture
+    /// A protocol switch the head offers (a WebSocket's), and who takes the connection after a
+    /// `101`; `nil`: a `101` is refused (Features/WebSocket/UpgradedConnection.swift).
+    var upgrade: TransportUpgrade?
 }
 
 /// Timestamps of one exchange, for URLSessionTaskMetrics. Plain `Date` values (a `clock_gettime`
