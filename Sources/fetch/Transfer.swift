@@ -77,11 +77,15 @@ final class Transfer: @unchecked Sendable {
     /// Most bytes of a retryable response's body kept before it is written as it arrives.
     static let maxKeptBytes = 64 * 1024
 
+    /// With `-Z`: the group's combined meter (instead of this transfer's own).
+    let parallelMeter: ParallelMeter?
+
     /// A transfer of `request` under `options`, writing to `output`.
-    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
+    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?, parallelMeter: ParallelMeter? = nil) {
         self.options = options
         self.request = UploadFile.apply(options, to: request)
         self.output = output
+        self.parallelMeter = parallelMeter
     }
 
     /// What `-w` can print about this transfer, given its exit status.
@@ -107,9 +111,22 @@ final class Transfer: @unchecked Sendable {
         guard options.followRedirects else { return .doNotFollow }
         let kept = options.locationTrusted
             ? ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } } : []
+        let extras = options.extras
         return .modify { _, request, response in
             hops.append(headText(response))
             var request = request
+            // --proto-redir: a scheme not allowed ends the transfer (curl's 1), nothing followed.
+            let scheme = request.url?.scheme?.lowercased() ?? ""
+            if !(extras.redirectProtocols ?? Protocols.redirectDefault).contains(scheme) || !(extras.protocols ?? Protocols.all).contains(scheme) {
+                hops.refuse(scheme)
+                return nil
+            }
+            // --post301/302/303: the POST and its body go to the new location as they were.
+            if extras.postRedirects.contains(response.statusCode), original.method == .post, request.method != .post {
+                request.method = .post
+                request.httpBody = original.httpBody
+                if let type = original.value(forHTTPHeaderField: "Content-Type") { request.setValue(type, forHTTPHeaderField: "Content-Type") }
+            }
             for (name, value) in kept where request.value(forHTTPHeaderField: name) == nil { request.setValue(value, forHTTPHeaderField: name) }
             return request
         }
@@ -129,8 +146,8 @@ final class Transfer: @unchecked Sendable {
         // Appended, not replaced: repeated -H lines go out as curl sends them.
         for field in request.headers { headers.appendField(name: field.name, value: field.value) }
         let outputPath: String? = switch output {
-        case .file(let path)?: path
-        case .remoteName?: Output.remoteName(request.url)
+        case .file(let path)?: options.extras.placed(path)
+        case .remoteName?: Output.remoteName(request.url).map(options.extras.placed)
         case nil: nil
         }
         let plan = ContinuePlan(options: options, outputPath: outputPath)
@@ -167,7 +184,7 @@ final class Transfer: @unchecked Sendable {
             stream.authenticate(with: URLCredential(user: String(credentials[..<colon]), password: password, persistence: .none), scope: scope)
         }
         stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
-        let meter = ProgressMeter.make(options: options, output: output)
+        let meter = options.extras.parallel ? nil : ProgressMeter.make(options: options, output: output)
         meter?.start()
         meter?.attach(to: stream)
         stream.onHTTPResponse(on: queue) { [self] response, decide in decide(head(response)) }
@@ -191,6 +208,7 @@ final class Transfer: @unchecked Sendable {
                 serializationDuration: 0, result: result), bodyCount: bodySize)
         }
         let status = finish(completion)
+        OutputExtras.finished(self, status: status)
         if status != 0 && options.removeOnError, let openedPath { Output.removePartial(openedPath, verbose: options.verbose) }
         return status
     }
@@ -223,11 +241,13 @@ final class Transfer: @unchecked Sendable {
             return .allow
         }
         kept = nil
+        parallelMeter?.started(expectedLength: http.expectedContentLength)
         return take(http)
     }
 
     /// Writes what a final head calls for and opens the output.
     private func take(_ http: HTTPURLResponse) -> Request.ResponseDisposition {
+        if let scheme = hopHeads.refusedScheme { return stop(1, "Protocol \"\(scheme)\" not supported") }
         // Redirects' heads first (-L with -i, -I or -D), then the final one.
         let head = hopHeads.all.joined() + Self.headText(http)
         headSize = head.utf8.count
@@ -283,6 +303,7 @@ final class Transfer: @unchecked Sendable {
     private func write(_ data: Data) -> Bool {
         guard verdict == nil, let sink else { return false }
         bodySize += data.count
+        parallelMeter?.received(data.count)
         if let max = options.maxFileSize, bodySize > max { return stop(63, "Maximum file size exceeded") == .allow }
         if options.headOnly || outcome == .ignoreBody { return true }
         // curl refuses binary data for a terminal unless asked with `-o -`.
@@ -348,7 +369,7 @@ final class Transfer: @unchecked Sendable {
     /// standard output; `append` for `-C`. A name from the server is created new, never through
     /// a symbolic link (`Output.FileRule.serverNamed`); `--no-clobber` adds `.N` to any name.
     private func openSink(for http: HTTPURLResponse, append: Bool) -> Result<BodySink, TransferError> {
-        let path: String
+        var path: String
         var serverNamed = false
         switch output {
         case .file(let given) where given != "-":
@@ -364,7 +385,10 @@ final class Transfer: @unchecked Sendable {
         case .file, nil:
             return .success(BodySink(fd: 1, limitRate: options.limitRate))
         }
-        let rule = Output.FileRule(createDirectories: options.createDirectories, append: append, serverNamed: serverNamed, noClobber: options.noClobber)
+        path = options.extras.placed(path)
+        let rule = Output.FileRule(
+            createDirectories: options.createDirectories, append: append, serverNamed: serverNamed, noClobber: options.noClobber,
+            mode: options.extras.createFileMode)
         switch Output.open(path, rule: rule) {
         case .success(let opened):
             openedPath = opened.path
@@ -388,6 +412,11 @@ final class Transfer: @unchecked Sendable {
 /// transfer's queue once the final head arrived.
 final class HopHeads: Sendable {
     private let heads = Mutex<[String]>([])
+    private let refused = Mutex<String?>(nil)
+    /// Records a redirect `--proto`/`--proto-redir` did not allow.
+    func refuse(_ scheme: String) { refused.withLock { $0 = scheme } }
+    /// The scheme of a refused redirect, if one was.
+    var refusedScheme: String? { refused.withLock { $0 } }
     /// Adds one head's text.
     func append(_ head: String) { heads.withLock { $0.append(head) } }
     /// Every head so far, in order.

@@ -118,7 +118,7 @@ struct FetchOptionsTests {
     @Test("-h and -V stop the run")
     func helpAndVersion() throws {
         #expect(try ArgumentWalker.parse(["-V"]) == .version)
-        #expect(try ArgumentWalker.parse(["-sh", Self.url]) == .help)
+        #expect(try ArgumentWalker.parse(["-sh", Self.url]) == .help(Self.url))
     }
 
     @Test("-K: curl's config syntax, spliced where -K stands")
