@@ -47,6 +47,10 @@ struct FetchExtras: Equatable {
     var createFileMode: UInt32 = 0o644
     /// `-g/--globoff`.
     var globOff = false
+    /// `-Y/--speed-limit`: bytes a second below which a transfer is too slow.
+    var speedLimit: Int?
+    /// `-y/--speed-time`: seconds of slowness that end a transfer (28).
+    var speedTime: Int?
     /// `-Z/--parallel`.
     var parallel = false
     /// `--parallel-max`: transfers at once with `-Z` (curl's default 50).
@@ -138,6 +142,14 @@ enum FetchExtraOptions {
         OptionTable.value("expect100-timeout") { _, text throws(FetchUsageError) in _ = try OptionTable.seconds("--expect100-timeout", text) },
         OptionTable.value("happy-eyeballs-timeout-ms") { _, text throws(FetchUsageError) in
             guard let value = Int(text), value >= 0 else { throw .notNumeric("--happy-eyeballs-timeout-ms") }
+        },
+        OptionTable.value("speed-limit", "Y") { options, text throws(FetchUsageError) in
+            guard let value = Int(text), value >= 0 else { throw .notNumeric("--speed-limit") }
+            options.extras.speedLimit = value
+        },
+        OptionTable.value("speed-time", "y") { options, text throws(FetchUsageError) in
+            guard let value = Int(text), value >= 0 else { throw .notNumeric("--speed-time") }
+            options.extras.speedTime = value
         },
         // fetch writes no CONNECT response anywhere: what this asks for is what it does.
         OptionTable.flag("suppress-connect-headers") { _, _ in },

@@ -53,9 +53,7 @@ struct Netrc: Equatable {
                 if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { inMacro = false }
                 continue
             }
-            let lineWords = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map { word in
-                word.count >= 2 && word.first == "\"" && word.last == "\"" ? String(word.dropFirst().dropLast()) : String(word)
-            }
+            let lineWords = Self.words(of: line)
             if let macro = lineWords.firstIndex(of: "macdef") {
                 words += lineWords[..<macro]
                 inMacro = true
@@ -63,6 +61,34 @@ struct Netrc: Equatable {
                 words += lineWords
             }
         }
+        return words
+    }
+
+    /// The words of one line: separated by white space; a word in double quotes may hold
+    /// spaces and `\"`, `\\` escapes (curl 7.84 and later).
+    static func words(of line: Substring) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inQuotes = false
+        var escaped = false
+        var started = false
+        for character in line {
+            if inQuotes {
+                if escaped { current.append(character); escaped = false }
+                else if character == "\\" { escaped = true }
+                else if character == "\"" { inQuotes = false }
+                else { current.append(character) }
+            } else if character == " " || character == "\t" || character == "\r" {
+                if started { words.append(current); current = ""; started = false }
+            } else if character == "\"" && !started {
+                inQuotes = true
+                started = true
+            } else {
+                current.append(character)
+                started = true
+            }
+        }
+        if started { words.append(current) }
         return words
     }
 

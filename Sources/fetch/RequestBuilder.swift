@@ -96,7 +96,8 @@ struct RequestBuilder {
                 payload = data
                 if options.data.contains(where: { $0.kind == .json }) {
                     headers.append(HeaderField(name: "Content-Type", value: "application/json"))
-                    headers[1].value = "application/json"
+                    // curl's --json also asks for JSON back (the Accept field, wherever -u put it).
+                    if let accept = headers.firstIndex(where: { $0.name == "Accept" }) { headers[accept].value = "application/json" }
                 } else {
                     headers.append(HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"))
                 }

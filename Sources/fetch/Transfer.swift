@@ -66,6 +66,8 @@ final class Transfer: @unchecked Sendable {
     /// The output file this transfer created or opened (for `--remove-on-error` and
     /// `%{filename_effective}`).
     private(set) var openedPath: String?
+    /// `-Y`/`-y`: the low-speed check, while the request runs.
+    private var speedWatchdog: SpeedWatchdog?
     /// What the head decided for the body.
     private var outcome = ContinuePlan.Outcome.write
     /// A retryable response kept until the retrier decided (see the file's comment).
@@ -120,6 +122,11 @@ final class Transfer: @unchecked Sendable {
             if !(extras.redirectProtocols ?? Protocols.redirectDefault).contains(scheme) || !(extras.protocols ?? Protocols.all).contains(scheme) {
                 hops.refuse(scheme)
                 return nil
+            }
+            // Location as curl resolves it (RedirectLocation.swift), not re-encoded.
+            if let location = response.headers.value(for: "Location"), let base = response.url?.absoluteString,
+               let resolved = URL(string: RedirectLocation.resolve(location, from: base)) {
+                request.url = resolved
             }
             // --post301/302/303: the POST and its body go to the new location as they were.
             if extras.postRedirects.contains(response.statusCode), original.method == .post, request.method != .post {
@@ -197,8 +204,16 @@ final class Transfer: @unchecked Sendable {
                     continuation.resume(returning: completion)
                 }
             }
+            if let watchdog = SpeedWatchdog.make(options) {
+                speedWatchdog = watchdog
+                watchdog.start(on: queue) { [self] in
+                    _ = stop(28, watchdog.message)
+                    stream.cancel()
+                }
+            }
             stream.resume()
         }
+        queue.sync { speedWatchdog?.stop() }
         meter?.finish(downloaded: bodySize, expectedLength: completion.response?.expectedContentLength ?? -1)
         metrics = completion.metrics
         if options.verbose {
@@ -304,6 +319,7 @@ final class Transfer: @unchecked Sendable {
         guard verdict == nil, let sink else { return false }
         bodySize += data.count
         parallelMeter?.received(data.count)
+        speedWatchdog?.received(data.count)
         if let max = options.maxFileSize, bodySize > max { return stop(63, "Maximum file size exceeded") == .allow }
         if options.headOnly || outcome == .ignoreBody { return true }
         // curl refuses binary data for a terminal unless asked with `-o -`.
@@ -341,6 +357,9 @@ final class Transfer: @unchecked Sendable {
         if let verdict {
             guard let message = verdict.message else { return verdict.status }
             return report(verdict.status, message)
+        }
+        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize) {
+            return report(curl.status, curl.message)
         }
         if let error {
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
