@@ -4,8 +4,10 @@
 // RequestBody, bytes go out through Output.
 //
 // Exit status: curl's. 0 success, 1 unsupported protocol, 2 usage (and options that need Client
-// features not there yet), 3 malformed URL, 6 unknown host, 7 connection refused, 8 malformed
-// response, 22 HTTP error with -f, 23 write error, 26 read error, 28 timeout, 35 TLS handshake,
+// features not there yet), 3 malformed URL or glob, 6 unknown host, 7 connection refused, 8
+// malformed response, 18 body shorter than announced, 22 HTTP error with -f, 23 write error, 26
+// read error, 27 head over the limit (curl 7.88's), 28 timeout or -Y/-y, 35 TLS handshake, 67
+// --disallow-username-in-url,
 // 56 connection lost, 58 client certificate, 59 cipher list, 60 untrusted certificate, 63
 // --max-filesize exceeded, 77 CA file, 82 CRL file, 90 pinned key mismatch, 91 --cert-status,
 // 49 bad --resolve.

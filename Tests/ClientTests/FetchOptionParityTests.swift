@@ -85,7 +85,7 @@ struct FetchOptionParityTests {
         Row(arguments: ["-s", "-o", "{dir}/g_#2_#1", "{base}/anything/{a,b}/[1-2]"], outputFile: "g_2_b"),
         // (`\{a\}`: curl sends `{a}` as typed; Client's URL writes %7Ba%7D — by design, README.)
         // -Y/-y: too slow for 2 s is 28 with curl's sentence.
-        Row(arguments: ["-sS", "-Y", "1000", "-y", "2", "{base}/drip?duration=6&numbytes=6&delay=0"]),
+        Row(arguments: ["-sS", "-Y", "1000", "-y", "2", "-o", "/dev/null", "{base}/drip?duration=6&numbytes=6&delay=0"]),
         // -Z: curl 7.88 draws its combined meter even under -s (fetch honours -s): stderr not compared.
         Row(arguments: ["-s", "-Z", "--parallel-max", "1", "-o", "/dev/null", "-w", "%{url_effective}\\n", "{base}/anything/[1-3]"],
             compareErrors: false),
