@@ -15,15 +15,39 @@ struct ArgumentWalker {
     }
 
     /// The invocation `arguments` (without the program name) ask for.
-    static func parse(_ arguments: [String], readConfig: @escaping (String) -> String? = ConfigFile.readText) throws(FetchUsageError) -> Invocation {
+    /// - Parameter defaultConfig: the `.curlrc` read first unless the first argument starts
+    ///   with `-q` or is `--disable` (curl's rule); nil reads none.
+    static func parse(
+        _ arguments: [String], readConfig: @escaping (String) -> String? = ConfigFile.readText, defaultConfig: String? = nil
+    ) throws(FetchUsageError) -> Invocation {
         var walker = ArgumentWalker(readConfig: readConfig)
         var options = FetchOptions()
-        if let stop = try walker.walk(arguments, into: &options) { return stop }
+        let disabled = arguments.first.map { $0.hasPrefix("-q") || $0 == "--disable" } ?? false
+        do {
+            if !disabled, let defaultConfig, let text = readConfig(defaultConfig) {
+                if let stop = try walker.apply(ConfigFile.lines(text), path: defaultConfig, into: &options) { return stop }
+            }
+            if let stop = try walker.walk(arguments, into: &options) { return stop }
+        } catch {
+            if let stop = error.stop { return stop }
+            throw error
+        }
+        // --next groups: each is checked as a whole command line; a last group without a URL
+        // after others is curl's "no URL specified!" once the others ran.
+        var groups = options.previousGroups
+        options.previousGroups = []
+        let trailingEmpty = options.urls.isEmpty && !groups.isEmpty
+        if !trailingEmpty { groups.append(options) }
         // curl says only "try --help" when given nothing at all.
-        guard !options.urls.isEmpty else { throw FetchUsageError(description: arguments.isEmpty ? "" : "no URL specified!") }
-        try checkMethods(options)
-        try checkOutputs(options)
-        return .run(options)
+        guard !groups[0].urls.isEmpty else { throw FetchUsageError(description: arguments.isEmpty ? "" : "no URL specified!") }
+        for group in groups {
+            try checkMethods(group)
+            try checkOutputs(group)
+        }
+        var first = groups[0]
+        first.following = Array(groups.dropFirst())
+        first.endsWithEmptyGroup = trailingEmpty
+        return .run(first)
     }
 
     /// curl refuses two ways of choosing the method at once (`-d` with `-F`, `-I` with a body),
@@ -74,14 +98,18 @@ struct ArgumentWalker {
                     try include(try nextValue(for: argument), into: &options)
                     continue
                 }
-                if let spec = OptionTable.long(name) {
+                if let spec = try OptionTable.long(name, as: argument) {
                     switch spec.action {
-                    case .flag(let apply): apply(&options, true)
+                    case .flag(let apply): try apply(&options, true)
                     case .value(let apply): try apply(&options, try nextValue(for: argument))
-                    case .stop(let invocation): return invocation
+                    case .stop(let invocation): return try stop(invocation, next: index + 1 < arguments.count ? arguments[index + 1] : nil)
                     }
-                } else if name.hasPrefix("no-"), let spec = OptionTable.long(String(name.dropFirst(3))), case .flag(let apply) = spec.action {
-                    apply(&options, false)
+                } else if name.hasPrefix("no-"), let spec = try OptionTable.long(String(name.dropFirst(3)), as: argument) {
+                    // curl: `--no-` only reverses a switch.
+                    guard case .flag(let apply) = spec.action else {
+                        throw FetchUsageError(description: "option \(argument): used '--no-' for option that isn't a boolean")
+                    }
+                    try apply(&options, false)
                 } else {
                     throw .unknown(argument)
                 }
@@ -98,18 +126,24 @@ struct ArgumentWalker {
                     guard let spec = OptionTable.short(letter) else { throw .unknown(argument) }  // curl names the whole bundle
                     switch spec.action {
                     case .flag(let apply):
-                        apply(&options, true)
+                        try apply(&options, true)
                         continue
                     case .value(let apply):
                         try apply(&options, letters.isEmpty ? try nextValue(for: "-\(letter)") : String(letters))
                     case .stop(let invocation):
-                        return invocation
+                        return try stop(invocation, next: index + 1 < arguments.count ? arguments[index + 1] : nil)
                     }
                     break
                 }
             }
         }
         return nil
+    }
+
+    /// `-h`/`-V`: curl's `-h` takes the next argument, whatever it is, as the help category.
+    private func stop(_ invocation: Invocation, next: String?) throws(FetchUsageError) -> Invocation {
+        guard case .help = invocation else { return invocation }
+        return .help(next)
     }
 
     /// `-K FILE`: the file's options, applied where `-K` stands.
@@ -120,7 +154,48 @@ struct ArgumentWalker {
         }
         depth += 1
         defer { depth -= 1 }
-        let arguments = try ConfigFile.arguments(text, path: path)
-        _ = try walk(arguments, into: &options)
+        // A -h inside a -K file stops the run as on the command line.
+        if let stop = try apply(ConfigFile.lines(text), path: path, into: &options) { throw .stopped(stop) }
+    }
+
+    /// Applies a config file's lines; a bad line is curl's warning (`FILE:N: warning: 'OPT'
+    /// REASON`, hidden by an earlier `-s`), and the next line is read.
+    mutating func apply(_ lines: [ConfigFile.Line], path: String, into options: inout FetchOptions) throws(FetchUsageError) -> Invocation? {
+        let name = path == "-" ? "<stdin>" : path
+        for line in lines {
+            if line.trailingText && !options.silent {
+                options.parseWarnings += curlWarningLines("\(name):\(line.number): warning: '\(line.option)' uses unquoted whitespace in the line that may cause side-effects!")
+            }
+            do {
+                if let stop = try applyLine(line, into: &options) { return stop }
+            } catch where error.stop == nil {
+                guard !options.silent else { continue }
+                options.parseWarnings += curlWarningLines("\(name):\(line.number): warning: '\(line.option)' \(error.reason)")
+            }
+        }
+        return nil
+    }
+
+    /// One config line: the option with its value, if it takes one.
+    private mutating func applyLine(_ line: ConfigFile.Line, into options: inout FetchOptions) throws(FetchUsageError) -> Invocation? {
+        let argument = line.argument
+        let takesValue: Bool
+        if argument == "--config" || argument == "-K" {
+            takesValue = true
+        } else if argument.hasPrefix("--") {
+            var spec = try OptionTable.long(String(argument.dropFirst(2)), as: argument)
+            if spec == nil && argument.hasPrefix("--no-") { spec = try OptionTable.long(String(argument.dropFirst(5)), as: argument) }
+            guard let spec else { throw .unknown(argument) }
+            takesValue = spec.takesValue
+        } else {
+            takesValue = argument.count == 2 && (argument.last.flatMap(OptionTable.short)?.takesValue ?? false)
+        }
+        if takesValue {
+            guard let value = line.value else { throw .missingValue(argument) }
+            return try walk([argument, value], into: &options)
+        }
+        let stop = try walk([argument], into: &options)
+        if line.value != nil { throw FetchUsageError(description: "option \(argument): had unsupported trailing garbage") }
+        return stop
     }
 }

@@ -1,57 +1,85 @@
-// curl's -K/--config files: one option per line, `--` optional, the value after whitespace, `=`
-// or `:`; double-quoted values with \" \\ \t \n \r \v escapes; `#` lines are comments; a line
-// `url = X` gives a URL. Read into an argument vector that ArgumentWalker walks like argv.
+// curl's -K/--config files, read as curl 7.88 reads them (src/tool_parsecfg.c): one option per
+// line; a line whose first non-blank character is `#`, `/`, `*` or nothing is skipped; a name
+// without a leading `-` is a long option and may be followed by `=` or `:`; the value is
+// double-quoted (with \" \\ \t \n \r \v escapes) or runs to the next white space (anything after
+// it draws curl's "unquoted whitespace" warning). A bad line is a warning naming the file and
+// line, never the end of the run. Without `-q` first, `.curlrc` is read before the command
+// line from $CURL_HOME, $XDG_CONFIG_HOME, $HOME, then $CURL_HOME/.config and $HOME/.config
+// (the last two without the dot), as curl's findfile does.
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curl's config-file syntax.
 enum ConfigFile {
+    /// One option line.
+    struct Line: Equatable {
+        /// 1-based line number.
+        var number: Int
+        /// The option as written (`--long`, `-x`, or a bare long name).
+        var option: String
+        /// The value, nil when the line has none.
+        var value: String?
+        /// Text after an unquoted value (curl warns about it).
+        var trailingText = false
+
+        /// The option as a command-line argument (`url` becomes `--url`).
+        var argument: String { option.hasPrefix("-") ? option : "--" + option }
+    }
+
     /// The file's text (`-` is standard input), or nil when it cannot be read.
     static func readText(_ path: String) -> String? {
         readFile(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The argument vector the file's lines stand for.
-    ///
-    /// - Throws: ``FetchUsageError`` for an unterminated quoted value.
-    static func arguments(_ text: String, path: String) throws(FetchUsageError) -> [String] {
-        var arguments: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = rawLine.drop(while: { $0 == " " || $0 == "\t" })
-            if line.last == "\r" { line = line.dropLast() }
-            if line.isEmpty || line.first == "#" { continue }
-            let nameEnd = line.firstIndex(where: { $0 == " " || $0 == "\t" || $0 == "=" || $0 == ":" }) ?? line.endIndex
-            var name = String(line[..<nameEnd])
-            if !name.hasPrefix("-") { name = "--" + name }
-            // Separators: spaces, then at most one `=` or `:`, then spaces.
-            var rest = line[nameEnd...].drop(while: { $0 == " " || $0 == "\t" })
-            if rest.first == "=" || rest.first == ":" { rest = rest.dropFirst().drop(while: { $0 == " " || $0 == "\t" }) }
-            arguments.append(name)
-            if takesValue(name) {
-                guard let value = try value(rest) else {
-                    throw FetchUsageError(description: "\(path):\(number + 1): unterminated quoted value")
-                }
-                arguments.append(value)
+    /// The `.curlrc` curl would read, given the environment `variable` (nil if none exists).
+    static func defaultPath(_ variable: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> String? {
+        let xdg = variable("XDG_CONFIG_HOME").map { !$0.isEmpty } ?? false
+        var candidates: [String] = []
+        for name in ["CURL_HOME", "XDG_CONFIG_HOME", "HOME"] {
+            if let home = variable(name), !home.isEmpty { candidates.append(home + "/.curlrc") }
+        }
+        if !xdg {
+            for name in ["CURL_HOME", "HOME"] {
+                if let home = variable(name), !home.isEmpty { candidates.append(home + "/.config/curlrc") }
             }
         }
-        return arguments
+        return candidates.first { access($0, R_OK) == 0 }
     }
 
-    /// Whether the option named `name` (`--long` or `-x`) takes a value in the table.
-    private static func takesValue(_ name: String) -> Bool {
-        if name == "--config" || name == "-K" { return true }
-        if name.hasPrefix("--") { return OptionTable.long(String(name.dropFirst(2)))?.takesValue ?? false }
-        if name.count == 2, let letter = name.last { return OptionTable.short(letter)?.takesValue ?? false }
-        return false
-    }
-
-    /// A value: quoted (escapes processed) or up to the first whitespace. Nil if a quote is open.
-    private static func value(_ text: Substring) throws(FetchUsageError) -> String? {
-        guard text.first == "\"" else {
-            return String(text.prefix(while: { $0 != " " && $0 != "\t" }))
+    /// The option lines of `text`.
+    static func lines(_ text: String) -> [Line] {
+        var result: [Line] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = rawLine.drop(while: { $0.isWhitespace })
+            if line.last == "\r" { line = line.dropLast() }
+            guard let first = line.first, !"#/*".contains(first) else { continue }
+            let dashed = first == "-"
+            let isSeparator = { (character: Character) in character.isWhitespace || (!dashed && (character == "=" || character == ":")) }
+            let nameEnd = line.firstIndex(where: isSeparator) ?? line.endIndex
+            let option = String(line[..<nameEnd])
+            var rest = line[nameEnd...].drop(while: isSeparator)
+            var parsed = Line(number: index + 1, option: option, value: nil)
+            if rest.first == "\"" {
+                parsed.value = unquoted(rest.dropFirst())
+            } else {
+                let value = rest.prefix { !$0.isWhitespace }
+                rest = rest[value.endIndex...].drop(while: { $0.isWhitespace })
+                parsed.trailingText = !(rest.isEmpty || rest.first == "#")
+                parsed.value = value.isEmpty ? nil : String(value)
+            }
+            result.append(parsed)
         }
+        return result
+    }
+
+    /// A quoted value after its opening quote, escapes processed, up to the closing quote (or
+    /// the end of the line, as curl).
+    private static func unquoted(_ text: Substring) -> String {
         var result = ""
         var escaped = false
-        for character in text.dropFirst() {
+        for character in text {
             if escaped {
                 switch character {
                 case "t": result.append("\t")
@@ -64,11 +92,11 @@ enum ConfigFile {
             } else if character == "\\" {
                 escaped = true
             } else if character == "\"" {
-                return result
+                break
             } else {
                 result.append(character)
             }
         }
-        return nil
+        return result
     }
 }

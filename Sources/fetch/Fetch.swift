@@ -4,8 +4,10 @@
 // RequestBody, bytes go out through Output.
 //
 // Exit status: curl's. 0 success, 1 unsupported protocol, 2 usage (and options that need Client
-// features not there yet), 3 malformed URL, 6 unknown host, 7 connection refused, 8 malformed
-// response, 22 HTTP error with -f, 23 write error, 26 read error, 28 timeout, 35 TLS handshake,
+// features not there yet), 3 malformed URL or glob, 6 unknown host, 7 connection refused, 8
+// malformed response, 18 body shorter than announced, 22 HTTP error with -f, 23 write error, 26
+// read error, 27 head over the limit (curl 7.88's), 28 timeout or -Y/-y, 35 TLS handshake, 67
+// --disallow-username-in-url,
 // 56 connection lost, 58 client certificate, 59 cipher list, 60 untrusted certificate, 63
 // --max-filesize exceeded, 77 CA file, 82 CRL file, 90 pinned key mismatch, 91 --cert-status,
 // 49 bad --resolve.
@@ -19,18 +21,6 @@ import Foundation  // URLError is Foundation's own in the default build; Client'
 import Glibc
 #endif
 
-/// fetch's version, printed by `-V` and sent in the User-Agent.
-enum FetchVersion {
-    /// The version number.
-    static let number = "0.2.0"
-    /// `-V`'s text, shaped like curl's.
-    static let text = """
-        fetch \(number) (Lariat, HTTP/1.1 on epoll, OpenSSL)
-        Protocols: http https
-        Features: IPv6 SSL
-        """
-}
-
 @main
 struct Fetch {
     static func main() async {
@@ -39,27 +29,44 @@ struct Fetch {
         signal(SIGPIPE, SIG_IGN)
         let invocation: Invocation
         do {
-            invocation = try ArgumentWalker.parse(Array(CommandLine.arguments.dropFirst()))
+            invocation = try ArgumentWalker.parse(Array(CommandLine.arguments.dropFirst()), defaultConfig: ConfigFile.defaultPath())
         } catch {
             error.lines.forEach(printError)
             exit(error.status)
         }
         let options: FetchOptions
         switch invocation {
-        case .help: print(Usage.text); exit(0)
+        case .help(let category): print(Usage.text(category: category)); exit(0)
         case .version: print(FetchVersion.text); exit(0)
         case .run(let parsed): options = parsed
         }
-        if let first = options.unsupported.first {
-            fail("fetch: option \(first)", status: 2)
+        if let path = options.extras.stderrPath { redirectStandardError(to: path) }
+        var status: Int32 = 0
+        // --next groups in order; curl's status is the last transfer's (--fail-early: the first failure's).
+        for group in [options] + options.following {
+            group.parseWarnings.forEach(printError)
+            if let first = group.unsupported.first { fail("fetch: option \(first)", status: 2) }
+            status = await runGroup(group)
+            if status != 0 && group.extras.failEarly { exit(status) }
         }
+        if options.endsWithEmptyGroup {
+            printError("fetch: no URL specified!")
+            fail("fetch: try 'fetch --help' for more information", status: 2)
+        }
+        exit(status)
+    }
+
+    /// One `--next` group: its URLs (globbed) through one session, one after another or with
+    /// `-Z` at most `--parallel-max` at once; returns curl's status for the group.
+    static func runGroup(_ options: FetchOptions) async -> Int32 {
         var planned: [PlannedRequest?] = []
         var status: Int32 = 0
         let builder = RequestBuilder()
         var errors: [Int: TransferError] = [:]
-        for (index, url) in options.urls.enumerated() {
+        let (jobs, globFailure) = TransferJob.jobs(options)
+        for (index, job) in jobs.enumerated() {
             do throws(TransferError) {
-                planned.append(try builder.request(url, options: options))
+                planned.append(try builder.request(job.url, options: options))
             } catch {
                 planned.append(nil)
                 errors[index] = error
@@ -72,27 +79,45 @@ struct Fetch {
             planned.forEach { $0?.removeBodyFile() }
             fail("fetch: \(error)", status: error.status)
         }
-        for (index, request) in planned.enumerated() {
-            let result: Int32
-            if let request {
-                let output = index < options.outputs.count ? options.outputs[index] : nil
-                let transfer = Transfer(options: options, request: request, output: output)
-                result = await transfer.run(session)
-                request.removeBodyFile()
-                if let format = options.writeOut { writeOut(format, transfer.writeOutValues(status: result)) }
-            } else {
-                let error = errors[index]!
-                if options.showsErrors { printError("fetch: (\(error.status)) \(error.message)") }
-                result = error.status
-                if let format = options.writeOut {
-                    writeOut(format, WriteOut.Values(exitCode: error.status, errorMessage: error.message, url: options.urls[index]))
-                }
+        if options.extras.parallel {
+            status = await ParallelRun(options: options, session: session, jobs: jobs, planned: planned, errors: errors).run()
+        } else {
+            var pacer = RatePacer(interval: options.extras.rateInterval)
+            for index in planned.indices {
+                if planned[index] != nil { await pacer.wait() }
+                let result = await runOne(options, session, job: jobs[index], request: planned[index], error: errors[index])
+                // As curl: every URL is tried; the status is the last transfer's (with
+                // --fail-early, the first failure's, and the rest are not tried).
+                status = result
+                if result != 0 && options.extras.failEarly { break }
             }
-            // As curl: every URL is tried; the run's status is the last transfer's.
-            status = result
+        }
+        // A URL that is not a valid glob ends the run where it stands (curl globs each URL as it
+        // reaches it: the URLs before it were transferred, none after).
+        if let globFailure, status == 0 || !options.extras.failEarly {
+            if options.showsErrors { printError("fetch: (3) \(globFailure.1.message(url: globFailure.0))") }
+            status = 3
         }
         options.cookies.save(from: session.configuration, showsWarnings: !options.silent)
-        exit(status)
+        return status
+    }
+
+    /// One transfer (or the error that kept its request from being built), with its `-w`.
+    static func runOne(_ options: FetchOptions, _ session: Session, job: TransferJob, request: PlannedRequest?, error: TransferError?,
+                       meter: ParallelMeter? = nil) async -> Int32 {
+        guard let request else {
+            let error = error ?? TransferError(status: 2, message: "")
+            if options.showsErrors && !error.message.isEmpty { printError("fetch: (\(error.status)) \(error.message)") }
+            if let format = options.writeOut {
+                writeOut(format, WriteOut.Values(exitCode: error.status, errorMessage: error.message, url: job.url))
+            }
+            return error.status
+        }
+        let transfer = Transfer(options: options, request: request, output: job.output, parallelMeter: meter)
+        let result = await transfer.run(session)
+        request.removeBodyFile()
+        if let format = options.writeOut { writeOut(format, transfer.writeOutValues(status: result)) }
+        return result
     }
 
     /// `-w`: the rendered format on standard output; unknown variables warned about (as curl).
@@ -143,31 +168,33 @@ struct Fetch {
     }
 }
 
-/// `-h`'s text.
-enum Usage {
-    /// The options fetch knows, grouped.
-    static let text = """
-        Usage: fetch [options...] <url>...
-         -X, --request METHOD     -H, --header 'Name: value' | 'Name:' | 'Name;' | @file
-         -d, --data[-ascii|-raw|-binary|-urlencode] DATA   --json DATA   -F, --form name=value|@file|<file
-         -G, --get  -I, --head  -A, --user-agent UA  -e, --referer URL  --compressed
-         -o, --output FILE  -O, --remote-name  -J, --remote-header-name  --create-dirs  -N, --no-buffer
-         -i, --include  -D, --dump-header FILE  -T, --upload-file FILE|-
-         -f, --fail  --fail-with-body  -s, --silent  -S, --show-error  -v, --verbose
-         -m, --max-time S  --connect-timeout S  --limit-rate RATE  --max-filesize SIZE
-         -4, --ipv4  -6, --ipv6  --http1.1  --resolve HOST:PORT:ADDR[,ADDR]  -K, --config FILE
-         --unix-socket PATH  --abstract-unix-socket NAME
-         -x, --proxy [SCHEME://][USER:PASS@]HOST[:PORT]  -U, --proxy-user USER:PASS  --noproxy LIST
-         -p, --proxytunnel  --socks5 HOST[:PORT]  --socks5-hostname HOST[:PORT]
-         -C, --continue-at OFFSET|-  -r, --range RANGE
-         -b, --cookie 'n=v; n2=v2'|FILE  -c, --cookie-jar FILE  -j, --junk-session-cookies
-         --retry N  --retry-delay S  --retry-max-time S  --retry-connrefused  --retry-all-errors
-         -L, --location  --location-trusted  --max-redirs N  -u, --user USER[:PASS]  --basic  --digest  --anyauth
-         TLS: --cacert FILE --capath DIR -k --pinnedpubkey sha256//B64[;...]|FILE -E, --cert FILE[:PASS]
-              --cert-type PEM|DER|P12 --key FILE --pass PHRASE --crlfile FILE --cert-status
-              --ciphers LIST --tls13-ciphers LIST --tlsv1.2 | --tlsv1.3 --tls-max 1.2|1.3
-         -V, --version  -h, --help
-        """
+/// `--stderr FILE`: standard error goes to FILE from now on (`-`: standard output).
+func redirectStandardError(to path: String) {
+    if path == "-" { dup2(1, 2); return }
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return }  // curl keeps standard error when the file cannot be opened
+    dup2(fd, 2)
+    close(fd)
+}
+
+/// `--rate`: transfers start at most once per interval.
+struct RatePacer {
+    /// Seconds between two starts (nil: no pacing).
+    var interval: Double?
+    /// When the last transfer started (monotonic seconds).
+    private var last: Double?
+
+    init(interval: Double?) { self.interval = interval }
+
+    /// Sleeps until the next start is due, then records it.
+    mutating func wait() async {
+        guard let interval else { return }
+        if let last {
+            let due = last + interval - Output.monotonicSeconds()
+            if due > 0 { try? await Task.sleep(nanoseconds: UInt64(due * 1e9)) }
+        }
+        last = Output.monotonicSeconds()
+    }
 }
 
 /// Writes to standard error.

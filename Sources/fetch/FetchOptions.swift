@@ -35,6 +35,14 @@ struct FetchOptions: Equatable {
     var urls: [String] = []
     /// `-b`, `-c`, `-j` (FetchCookies.swift).
     var cookies = FetchCookieOptions()
+    /// Issue 21's options (FetchExtraOptions.swift).
+    var extras = FetchExtras()
+    /// `--next`: the groups after this one, run in order after it.
+    var following: [FetchOptions] = []
+    /// `--next` at the end without a URL after it: curl's "no URL specified!" after the run.
+    var endsWithEmptyGroup = false
+    /// While parsing: the groups `--next` closed so far.
+    var previousGroups: [FetchOptions] = []
     /// `--retry` and its companions (FetchRetry.swift).
     var retry = FetchRetryOptions()
     /// `-o`/`-O` in command-line order: the nth one belongs to the nth URL (as in curl).
@@ -128,6 +136,9 @@ struct FetchOptions: Equatable {
         /// Whether the credentials go out with the first request, as `Authorization: Basic`.
         var isPreemptiveBasic: Bool { self == [] || self == .basic }
     }
+    /// curl's warnings about options (`--sslv3`), printed before the transfers unless `-s`
+    /// came first.
+    var parseWarnings: [String] = []
     /// Options that were understood but need Client features fetch does not have yet; refused
     /// before anything is sent (exit 2), never ignored.
     var unsupported: [String] = []
@@ -183,8 +194,8 @@ struct FetchOptions: Equatable {
 enum Invocation: Equatable {
     /// Transfers.
     case run(FetchOptions)
-    /// `-h`/`--help`.
-    case help
+    /// `-h`/`--help [CATEGORY]`.
+    case help(String?)
     /// `-V`/`--version`.
     case version
 }
@@ -209,14 +220,51 @@ struct FetchUsageError: Error, Equatable, CustomStringConvertible {
 
     /// curl's `Warning: ` lines instead of `fetch: MESSAGE` (hidden by `-s`).
     var warning: [String]?
+    /// Lines printed before the message (curl's warning before `--manual: is unknown`).
+    var preamble: [String] = []
+    /// Not an error: `-h`/`-V` inside a `-K` file, carried out of the nested walk.
+    var stop: Invocation?
+
+    /// A `-h`/`-V` met inside a config file.
+    static func stopped(_ invocation: Invocation) -> FetchUsageError {
+        var error = FetchUsageError(description: "")
+        error.stop = invocation
+        return error
+    }
+
+    /// The reason without curl's `option NAME: ` prefix (for config-file warnings).
+    var reason: String {
+        guard description.hasPrefix("option "), let colon = description.firstRange(of: ": ") else { return description }
+        return String(description[colon.upperBound...])
+    }
 
     /// The lines written to standard error.
     var lines: [String] {
         if let warning { return warning }
-        var lines = description.isEmpty ? [] : ["fetch: \(description)"]
+        var lines = preamble + (description.isEmpty ? [] : ["fetch: \(description)"])
         if hint { lines.append("fetch: try 'fetch --help' for more information") }
         return lines
     }
+}
+
+/// curl's `Warning: ` lines for `text` (tool_msgs.c voutf): cut at the last blank within 70
+/// columns (the prefix makes 79), the blank kept at the end of the line.
+func curlWarningLines(_ text: String, prefix: String = "Warning: ") -> [String] {
+    let width = 79 - prefix.count
+    var rest = Array(text + "\n")
+    var lines: [String] = []
+    while !rest.isEmpty {
+        guard rest.count > width else {
+            lines.append(prefix + String(rest.dropLast()))
+            break
+        }
+        var cut = width - 1
+        while cut > 0 && rest[cut] != " " && rest[cut] != "\t" { cut -= 1 }
+        if cut == 0 { cut = width - 1 }
+        lines.append(prefix + String(rest[...cut]))
+        rest.removeFirst(cut + 1)
+    }
+    return lines
 }
 
 /// Reads a whole file (`-` is standard input), or nil.

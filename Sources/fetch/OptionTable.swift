@@ -6,7 +6,7 @@ struct OptionSpec: Sendable {
     /// What the option does.
     enum Action: Sendable {
         /// A switch; `--no-NAME` passes `false`.
-        case flag(@Sendable (inout FetchOptions, Bool) -> Void)
+        case flag(@Sendable (inout FetchOptions, Bool) throws(FetchUsageError) -> Void)
         /// An option with one value.
         case value(@Sendable (inout FetchOptions, String) throws(FetchUsageError) -> Void)
         /// `-h`, `-V`: the whole invocation becomes this.
@@ -26,21 +26,39 @@ struct OptionSpec: Sendable {
 
 /// The table and its lookups.
 enum OptionTable {
-    /// Finds a long option (without the `--`).
-    static func long(_ name: String) -> OptionSpec? { byLong[name] }
+    /// Finds a long option (without the `--`): the exact name, else as curl 7.88 does, the one
+    /// option the name is a prefix of (`--verb` is `--verbose`).
+    ///
+    /// - Throws: curl's "is ambiguous" when the prefix starts several options.
+    static func long(_ name: String, as written: String? = nil) throws(FetchUsageError) -> OptionSpec? {
+        if let exact = byLong[name] { return exact }
+        guard !name.isEmpty else { return nil }
+        let hits = sortedLongNames.filter { $0.hasPrefix(name) }
+        if hits.count > 1 { throw FetchUsageError(description: "option \(written ?? "--" + name): is ambiguous") }
+        return hits.first.flatMap { byLong[$0] }
+    }
+
+    /// The exact long option, without prefix matching.
+    static func exactLong(_ name: String) -> OptionSpec? { byLong[name] }
+
+    /// The options fetch implements (not the inert or refused ones), by long name.
+    static let implemented: Set<String> = Set(own.map(\.long))
 
     /// Finds a short option.
     static func short(_ letter: Character) -> OptionSpec? { byShort[letter] }
 
     private static let byLong: [String: OptionSpec] = Dictionary(all.map { ($0.long, $0) }, uniquingKeysWith: { first, _ in first })
+    private static let sortedLongNames: [String] = byLong.keys.sorted()
     private static let byShort: [Character: OptionSpec] = Dictionary(
         all.compactMap { spec in spec.short.map { ($0, spec) } }, uniquingKeysWith: { first, _ in first })
 
-    private static func flag(_ long: String, _ short: Character? = nil, _ apply: @escaping @Sendable (inout FetchOptions, Bool) -> Void) -> OptionSpec {
+    static func flag(
+        _ long: String, _ short: Character? = nil, _ apply: @escaping @Sendable (inout FetchOptions, Bool) throws(FetchUsageError) -> Void
+    ) -> OptionSpec {
         OptionSpec(long: long, short: short, action: .flag(apply))
     }
 
-    private static func value(
+    static func value(
         _ long: String, _ short: Character? = nil, _ apply: @escaping @Sendable (inout FetchOptions, String) throws(FetchUsageError) -> Void
     ) -> OptionSpec {
         OptionSpec(long: long, short: short, action: .value(apply))
@@ -56,7 +74,7 @@ enum OptionTable {
     }
 
     /// A number of seconds (curl accepts fractions).
-    private static func seconds(_ option: String, _ text: String) throws(FetchUsageError) -> Double {
+    static func seconds(_ option: String, _ text: String) throws(FetchUsageError) -> Double {
         guard let value = Double(text), value >= 0, value.isFinite else { throw .notNumeric(option) }
         return value
     }
@@ -75,7 +93,22 @@ enum OptionTable {
         return Int(number * Double(multiplier))
     }
 
-    private static let all: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions
+    private static let own: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions
+        + FetchExtraOptions.all
+    private static let all: [OptionSpec] = own + curlOnly
+
+    /// curl's other options, each with its CurlOptionFate; value-taking ones consume their value.
+    private static let curlOnly: [OptionSpec] = {
+        let taken = Set(own.map(\.long))
+        let takenShort = Set(own.compactMap(\.short))
+        return CurlOptionCatalog.entries.compactMap { entry -> OptionSpec? in
+            guard !taken.contains(entry.long), let fate = CurlOptionFate.of(entry.long) else { return nil }
+            let short = entry.short.flatMap { takenShort.contains($0) ? nil : $0 }
+            let name = "--" + entry.long
+            if entry.takesValue { return value(entry.long, short) { options, _ throws(FetchUsageError) in try fate.apply(name, to: &options) } }
+            return flag(entry.long, short) { options, _ throws(FetchUsageError) in try fate.apply(name, to: &options) }
+        } + CurlOptionFate.aliases.map { alias in flag(alias) { _, _ in } }
+    }()
 
     /// Redirects (`-L`) and authentication (`-u`, `--basic`, `--digest`, `--anyauth`).
     private static let redirectsAndAuth: [OptionSpec] = [
@@ -118,11 +151,6 @@ enum OptionTable {
         flag("http1.0", "0") { options, on in
             if on { options.unsupported.append("-0, --http1.0: fetch speaks HTTP/1.1 only") }
         },
-        flag("http2") { options, on in if on { options.unsupported.append("--http2: fetch speaks HTTP/1.1 only (use --http1.1)") } },
-        flag("http2-prior-knowledge") { options, on in
-            if on { options.unsupported.append("--http2-prior-knowledge: fetch speaks HTTP/1.1 only (use --http1.1)") }
-        },
-        flag("http3") { options, on in if on { options.unsupported.append("--http3: fetch speaks HTTP/1.1 only (use --http1.1)") } },
         value("max-time", "m") { options, text throws(FetchUsageError) in options.maxTime = try seconds("-m", text) },
         value("connect-timeout") { options, text throws(FetchUsageError) in options.connectTimeout = try seconds("--connect-timeout", text) },
         value("limit-rate") { options, text throws(FetchUsageError) in options.limitRate = try size("--limit-rate", text) },
@@ -135,7 +163,7 @@ enum OptionTable {
         flag("progress-bar", "#") { $0.progressBar = $1 },
         flag("no-progress-meter") { $0.noProgressMeter = $1 },
         flag("disable", "q") { _, _ in },       // fetch reads no default config file anyway
-        OptionSpec(long: "help", short: "h", action: .stop(.help)),
+        OptionSpec(long: "help", short: "h", action: .stop(.help(nil))),
         OptionSpec(long: "version", short: "V", action: .stop(.version)),
     ]
 

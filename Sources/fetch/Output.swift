@@ -34,6 +34,8 @@ enum Output {
         var serverNamed = false
         /// `--no-clobber`: never replace a file; `NAME.1` … `NAME.100` are tried in turn.
         var noClobber = false
+        /// `--create-file-mode`: the permission bits of a created file (umask applies).
+        var mode: UInt32 = 0o644
     }
 
     /// Why a file could not be opened.
@@ -58,7 +60,7 @@ enum Output {
         var flags = O_WRONLY | O_CREAT | O_CLOEXEC | (rule.append ? O_APPEND : O_TRUNC)
         if rule.serverNamed { flags |= O_EXCL | O_NOFOLLOW }
         guard rule.noClobber && !rule.append else {
-            let fd = Glibc.open(path, flags, 0o644)
+            let fd = Glibc.open(path, flags, mode_t(rule.mode))
             return fd >= 0 ? .success(OpenedFile(fd: fd, path: path)) : .failure(OpenError(errno: errno))
         }
         // curl: the name, then NAME.1 to NAME.100, each created exclusively (so a link is never followed).
@@ -66,7 +68,7 @@ enum Output {
         var lastError = OpenError(errno: EEXIST)
         for suffix in 0...100 {
             let candidate = suffix == 0 ? path : "\(path).\(suffix)"
-            let fd = Glibc.open(candidate, flags, 0o644)
+            let fd = Glibc.open(candidate, flags, mode_t(rule.mode))
             if fd >= 0 { return .success(OpenedFile(fd: fd, path: candidate)) }
             lastError = OpenError(errno: errno)
             guard lastError.errno == EEXIST else { break }

@@ -59,9 +59,16 @@ struct RequestBuilder {
 
     /// The request for `rawURL` under `options`.
     func request(_ rawURL: String, options: FetchOptions) throws(TransferError) -> PlannedRequest {
-        var (url, credentials) = try Self.normalize(rawURL)
+        var (url, credentials) = try Self.normalize(RequestExtras.withDefaultScheme(rawURL, options.extras))
+        url = try RequestExtras.adjust(url, hadUserInfo: credentials != nil, options: options)
         // curl: -u wins over the URL's user info; `-u user` without `:` has an empty password.
         if let user = options.user { credentials = user.contains(":") ? user : user + ":" }
+        // .netrc: only without -u, and for a URL `user@` only that login's password.
+        if options.user == nil, options.extras.netrc != .ignored, credentials == nil || credentials!.hasSuffix(":"),
+           let netrc = Netrc.load(options.extras),
+           let found = netrc.credentials(host: TransferErrors.hostAndPort(url).0, user: credentials.map { String($0.dropLast()) }) {
+            credentials = found
+        }
         var headers: [HeaderField] = [HeaderField(name: "User-Agent", value: options.userAgent ?? Self.userAgent), HeaderField(name: "Accept", value: "*/*")]
         var challengeCredentials: String?
         if let credentials, !options.authMethods.isPreemptiveBasic {
@@ -83,13 +90,14 @@ struct RequestBuilder {
             if options.dataInQuery {
                 let separator = url.contains("?") ? "&" : "?"
                 let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
-                url = String(url[..<fragmentStart]) + separator + String(decoding: data, as: UTF8.self)
+                url = String(url[..<fragmentStart]) + separator + RequestExtras.appendedQuery(String(decoding: data, as: UTF8.self))
             } else {
                 method = "POST"
                 payload = data
                 if options.data.contains(where: { $0.kind == .json }) {
                     headers.append(HeaderField(name: "Content-Type", value: "application/json"))
-                    headers[1].value = "application/json"
+                    // curl's --json also asks for JSON back (the Accept field, wherever -u put it).
+                    if let accept = headers.firstIndex(where: { $0.name == "Accept" }) { headers[accept].value = "application/json" }
                 } else {
                     headers.append(HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"))
                 }
@@ -106,6 +114,7 @@ struct RequestBuilder {
             method = "POST"
             headers.append(HeaderField(name: "Content-Type", value: form.contentType))
         }
+        headers += try RequestExtras.headers(options, hasCredentials: credentials != nil)
         if let explicit = options.method { method = explicit }
         headers = try edit(headers, with: options.headerLines)
         return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, challengeCredentials: challengeCredentials)

@@ -66,6 +66,8 @@ final class Transfer: @unchecked Sendable {
     /// The output file this transfer created or opened (for `--remove-on-error` and
     /// `%{filename_effective}`).
     private(set) var openedPath: String?
+    /// `-Y`/`-y`: the low-speed check, while the request runs.
+    private var speedWatchdog: SpeedWatchdog?
     /// What the head decided for the body.
     private var outcome = ContinuePlan.Outcome.write
     /// A retryable response kept until the retrier decided (see the file's comment).
@@ -77,11 +79,15 @@ final class Transfer: @unchecked Sendable {
     /// Most bytes of a retryable response's body kept before it is written as it arrives.
     static let maxKeptBytes = 64 * 1024
 
+    /// With `-Z`: the group's combined meter (instead of this transfer's own).
+    let parallelMeter: ParallelMeter?
+
     /// A transfer of `request` under `options`, writing to `output`.
-    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?) {
+    init(options: FetchOptions, request: PlannedRequest, output: FetchOptions.Output?, parallelMeter: ParallelMeter? = nil) {
         self.options = options
         self.request = UploadFile.apply(options, to: request)
         self.output = output
+        self.parallelMeter = parallelMeter
     }
 
     /// What `-w` can print about this transfer, given its exit status.
@@ -95,24 +101,6 @@ final class Transfer: @unchecked Sendable {
         values.add(metrics: metrics, response: response, started: started)
         if let openedPath { values.filenameEffective = openedPath } else if case .file(let path) = output { values.filenameEffective = path }
         return values
-    }
-
-    /// curl's redirect behaviour: none without `-L`; with it, URLSession's rules (credentials
-    /// dropped for another host), or with `--location-trusted` the original Authorization and
-    /// Cookie sent along wherever the redirect goes.
-    /// Each redirect's head is kept in `hops`: written before the final one with `-i`, `-I` and
-    /// `-D`, and counted by `%{size_header}`, as curl does. Client holds a redirect's head and
-    /// body until this answers, so neither reaches the transfer's steps.
-    static func redirector(options: FetchOptions, original: URLRequest, hops: HopHeads) -> Redirector {
-        guard options.followRedirects else { return .doNotFollow }
-        let kept = options.locationTrusted
-            ? ["Authorization", "Cookie"].compactMap { name in original.value(forHTTPHeaderField: name).map { (name, $0) } } : []
-        return .modify { _, request, response in
-            hops.append(headText(response))
-            var request = request
-            for (name, value) in kept where request.value(forHTTPHeaderField: name) == nil { request.setValue(value, forHTTPHeaderField: name) }
-            return request
-        }
     }
 
     /// A response head as curl writes it for `-i` and `-D`.
@@ -129,8 +117,8 @@ final class Transfer: @unchecked Sendable {
         // Appended, not replaced: repeated -H lines go out as curl sends them.
         for field in request.headers { headers.appendField(name: field.name, value: field.value) }
         let outputPath: String? = switch output {
-        case .file(let path)?: path
-        case .remoteName?: Output.remoteName(request.url)
+        case .file(let path)?: options.extras.placed(path)
+        case .remoteName?: Output.remoteName(request.url).map(options.extras.placed)
         case nil: nil
         }
         let plan = ContinuePlan(options: options, outputPath: outputPath)
@@ -167,7 +155,7 @@ final class Transfer: @unchecked Sendable {
             stream.authenticate(with: URLCredential(user: String(credentials[..<colon]), password: password, persistence: .none), scope: scope)
         }
         stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
-        let meter = ProgressMeter.make(options: options, output: output)
+        let meter = options.extras.parallel ? nil : ProgressMeter.make(options: options, output: output)
         meter?.start()
         meter?.attach(to: stream)
         stream.onHTTPResponse(on: queue) { [self] response, decide in decide(head(response)) }
@@ -180,8 +168,16 @@ final class Transfer: @unchecked Sendable {
                     continuation.resume(returning: completion)
                 }
             }
+            if let watchdog = SpeedWatchdog.make(options) {
+                speedWatchdog = watchdog
+                watchdog.start(on: queue) { [self] in
+                    _ = stop(28, watchdog.message)
+                    stream.cancel()
+                }
+            }
             stream.resume()
         }
+        queue.sync { speedWatchdog?.stop() }
         meter?.finish(downloaded: bodySize, expectedLength: completion.response?.expectedContentLength ?? -1)
         metrics = completion.metrics
         if options.verbose {
@@ -191,6 +187,7 @@ final class Transfer: @unchecked Sendable {
                 serializationDuration: 0, result: result), bodyCount: bodySize)
         }
         let status = finish(completion)
+        OutputExtras.finished(self, status: status)
         if status != 0 && options.removeOnError, let openedPath { Output.removePartial(openedPath, verbose: options.verbose) }
         return status
     }
@@ -223,11 +220,13 @@ final class Transfer: @unchecked Sendable {
             return .allow
         }
         kept = nil
+        parallelMeter?.started(expectedLength: http.expectedContentLength)
         return take(http)
     }
 
     /// Writes what a final head calls for and opens the output.
     private func take(_ http: HTTPURLResponse) -> Request.ResponseDisposition {
+        if let scheme = hopHeads.refusedScheme { return stop(1, "Protocol \"\(scheme)\" not supported") }
         // Redirects' heads first (-L with -i, -I or -D), then the final one.
         let head = hopHeads.all.joined() + Self.headText(http)
         headSize = head.utf8.count
@@ -283,6 +282,8 @@ final class Transfer: @unchecked Sendable {
     private func write(_ data: Data) -> Bool {
         guard verdict == nil, let sink else { return false }
         bodySize += data.count
+        parallelMeter?.received(data.count)
+        speedWatchdog?.received(data.count)
         if let max = options.maxFileSize, bodySize > max { return stop(63, "Maximum file size exceeded") == .allow }
         if options.headOnly || outcome == .ignoreBody { return true }
         // curl refuses binary data for a terminal unless asked with `-o -`.
@@ -321,6 +322,9 @@ final class Transfer: @unchecked Sendable {
             guard let message = verdict.message else { return verdict.status }
             return report(verdict.status, message)
         }
+        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize) {
+            return report(curl.status, curl.message)
+        }
         if let error {
             let status = TransferErrors.exitStatus(for: error, certificateStatusRequired: options.requireCertificateStatus)
             if status == 47 {
@@ -348,7 +352,7 @@ final class Transfer: @unchecked Sendable {
     /// standard output; `append` for `-C`. A name from the server is created new, never through
     /// a symbolic link (`Output.FileRule.serverNamed`); `--no-clobber` adds `.N` to any name.
     private func openSink(for http: HTTPURLResponse, append: Bool) -> Result<BodySink, TransferError> {
-        let path: String
+        var path: String
         var serverNamed = false
         switch output {
         case .file(let given) where given != "-":
@@ -364,7 +368,10 @@ final class Transfer: @unchecked Sendable {
         case .file, nil:
             return .success(BodySink(fd: 1, limitRate: options.limitRate))
         }
-        let rule = Output.FileRule(createDirectories: options.createDirectories, append: append, serverNamed: serverNamed, noClobber: options.noClobber)
+        path = options.extras.placed(path)
+        let rule = Output.FileRule(
+            createDirectories: options.createDirectories, append: append, serverNamed: serverNamed, noClobber: options.noClobber,
+            mode: options.extras.createFileMode)
         switch Output.open(path, rule: rule) {
         case .success(let opened):
             openedPath = opened.path
@@ -388,6 +395,11 @@ final class Transfer: @unchecked Sendable {
 /// transfer's queue once the final head arrived.
 final class HopHeads: Sendable {
     private let heads = Mutex<[String]>([])
+    private let refused = Mutex<String?>(nil)
+    /// Records a redirect `--proto`/`--proto-redir` did not allow.
+    func refuse(_ scheme: String) { refused.withLock { $0 = scheme } }
+    /// The scheme of a refused redirect, if one was.
+    var refusedScheme: String? { refused.withLock { $0 } }
     /// Adds one head's text.
     func append(_ head: String) { heads.withLock { $0.append(head) } }
     /// Every head so far, in order.

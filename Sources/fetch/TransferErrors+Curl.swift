@@ -1,0 +1,43 @@
+// Failures curl 7.88 words itself, recognised by the Wire rule behind Client's error:
+//   truncated-body            18 "transfer closed with N bytes remaining to read" (Content-Length
+//                             known) or "transfer closed with outstanding read data remaining"
+//   header-section-too-large  27, curl 7.88's status for a head past its buffer (its message is
+//                             "Out of memory"; fetch says what happened, once: the sentence
+//                             used to read "malformed response: malformed response: …")
+// Client does not re-export Wire, so the rule is read from the start of the underlying error's
+// description ("RULE at byte N: detail", WireError's documented shape).
+import Client
+#if FullFoundation
+import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
+#endif
+
+extension TransferErrors {
+    /// The Wire rule behind `error` and its detail, if the transport failed on one.
+    static func wireRule(in error: AFError) -> (rule: String, detail: String)? {
+        guard case .sessionTaskFailed(let underlying) = error,
+              let transport = (underlying as? URLError)?.underlyingError as? TransportError,
+              let wire = transport.underlying else { return nil }
+        let text = String(describing: wire)
+        let rule = text.prefix { $0 != " " && $0 != ":" }
+        guard !rule.isEmpty else { return nil }
+        let detail = text.firstRange(of: ": ").map { String(text[$0.upperBound...]) } ?? ""
+        return (String(rule), detail)
+    }
+
+    /// curl's status and message for `error`, where curl words it differently from the general
+    /// mapping; `bodySize` is what was received of the body.
+    static func curlWording(for error: AFError, response: HTTPURLResponse?, bodySize: Int) -> (status: Int32, message: String)? {
+        guard let wire = wireRule(in: error) else { return nil }
+        switch wire.rule {
+        case "truncated-body":
+            if let length = response?.headers.value(for: "Content-Length").flatMap(Int.init), length > bodySize {
+                return (18, "transfer closed with \(length - bodySize) bytes remaining to read")
+            }
+            return (18, "transfer closed with outstanding read data remaining")
+        case "header-section-too-large":
+            return (27, "Too large response headers: \(wire.detail)")
+        default:
+            return nil
+        }
+    }
+}
