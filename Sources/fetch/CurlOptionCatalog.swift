@@ -71,7 +71,8 @@ struct CurlHelpEntry: Sendable {
 
     /// The long name without `--`.
     var long: String {
-        let afterDashes = column.split(separator: "--", maxSplits: 1).last ?? ""
+        // A scan, not `split(separator: "--")`: a String separator links the regex engine.
+        let afterDashes = column.firstOccurrence(of: "--").map { column[$0.upperBound...] } ?? column[...]
         return String(afterDashes.prefix { $0 != " " })
     }
 

@@ -234,7 +234,7 @@ struct FetchUsageError: Error, Equatable, CustomStringConvertible {
 
     /// The reason without curl's `option NAME: ` prefix (for config-file warnings).
     var reason: String {
-        guard description.hasPrefix("option "), let colon = description.firstRange(of: ": ") else { return description }
+        guard description.hasPrefix("option "), let colon = description.firstOccurrence(of: ": ") else { return description }
         return String(description[colon.upperBound...])
     }
 

@@ -32,7 +32,7 @@ enum RedirectLocation {
 
     /// `scheme://authority` and the rest (path and query; `/` when empty).
     static func split(_ url: String) -> (origin: String, path: String) {
-        guard let schemeEnd = url.firstRange(of: "://") else { return (url, "/") }
+        guard let schemeEnd = url.firstOccurrence(of: "://") else { return (url, "/") }
         let rest = url[schemeEnd.upperBound...]
         let pathStart = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let path = String(rest[pathStart...])

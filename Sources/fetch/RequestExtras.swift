@@ -11,7 +11,7 @@ import Glibc
 enum RequestExtras {
     /// The URL as typed with `--proto-default`'s scheme when it has none.
     static func withDefaultScheme(_ raw: String, _ extras: FetchExtras) -> String {
-        guard let scheme = extras.defaultProtocol, raw.firstRange(of: "://") == nil else { return raw }
+        guard let scheme = extras.defaultProtocol, raw.firstOccurrence(of: "://") == nil else { return raw }
         return scheme + "://" + raw
     }
 
@@ -62,12 +62,12 @@ enum RequestExtras {
     /// curl's default: `.` and `..` segments of the path resolved (RFC 3986 §5.2.4) before
     /// sending; `--path-as-is` keeps them.
     static func removingDotSegments(_ url: String) -> String {
-        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        guard let schemeEnd = url.firstOccurrence(of: "://") else { return url }
         let afterScheme = url[schemeEnd.upperBound...]
         guard let pathStart = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), url[pathStart] == "/" else { return url }
         let pathEnd = url[pathStart...].firstIndex(where: { $0 == "?" || $0 == "#" }) ?? url.endIndex
         let path = url[pathStart..<pathEnd]
-        guard path.contains("/.") else { return url }
+        guard path.containsText("/.") else { return url }
         var output: [Substring] = []
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {

@@ -20,7 +20,7 @@ extension TransferErrors {
         let text = String(describing: wire)
         let rule = text.prefix { $0 != " " && $0 != ":" }
         guard !rule.isEmpty else { return nil }
-        let detail = text.firstRange(of: ": ").map { String(text[$0.upperBound...]) } ?? ""
+        let detail = text.firstOccurrence(of: ": ").map { String(text[$0.upperBound...]) } ?? ""
         return (String(rule), detail)
     }
 
