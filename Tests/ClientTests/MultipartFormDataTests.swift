@@ -38,8 +38,17 @@ struct MultipartFormDataTests {
             + "--B--\r\n"
         let body = try form.encode()
         #expect(String(decoding: body, as: UTF8.self) == expected)
-        #expect(form.contentLength == UInt64(body.count))
+        #expect(form.encodedLength == UInt64(body.count))
         #expect(form.contentType == "multipart/form-data; boundary=B")
+    }
+
+    @Test("contentLength counts the parts' contents only, as Alamofire; encodedLength the whole body")
+    func contentLengthIsContentsOnly() throws {
+        let form = MultipartFormData(boundary: "B")
+        form.append(Data("12345".utf8), withName: "a")
+        form.append(Data("678".utf8), withName: "b", fileName: "b.txt", mimeType: "text/plain")
+        #expect(form.contentLength == 8)
+        #expect(form.encodedLength == UInt64(try form.encode().count))
     }
 
     @Test("an empty form encodes to nothing")
@@ -65,7 +74,7 @@ struct MultipartFormDataTests {
         let body = try form.encode()
         let head = Data("--B\r\nContent-Disposition: form-data; name=\"p\"; filename=\"photo.PNG\"\r\nContent-Type: image/png\r\n\r\n".utf8)
         #expect(body == head + contents + Data("\r\n--B--\r\n".utf8))
-        #expect(form.contentLength == UInt64(body.count))
+        #expect(form.encodedLength == UInt64(body.count))
     }
 
     @Test("file problems are reported by encode")
@@ -74,7 +83,12 @@ struct MultipartFormDataTests {
         let checks: [(URL, (AFError.MultipartEncodingFailureReason) -> Bool)] = [
             (URL(string: "https://example.com/a.txt")!, { if case .bodyPartURLInvalid = $0 { true } else { false } }),
             (URL(fileURLWithPath: "/tmp/noextension"), { if case .bodyPartFilenameInvalid = $0 { true } else { false } }),
-            (URL(fileURLWithPath: "/nonexistent/a.txt"), { if case .bodyPartFileNotReachable = $0 { true } else { false } }),
+            // Alamofire's reason for a missing file carries the error (MultipartFormDataFailureTestCase).
+            (URL(fileURLWithPath: "/nonexistent/a.txt"), {
+                if case let .bodyPartFileNotReachableWithError(url, error) = $0 {
+                    url.path == "/nonexistent/a.txt" && (error as? POSIXError)?.code == .ENOENT
+                } else { false }
+            }),
         ]
         for (url, matches) in checks {
             let form = MultipartFormData()

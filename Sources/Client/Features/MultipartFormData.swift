@@ -62,8 +62,15 @@ open class MultipartFormData: @unchecked Sendable {
         set { state.withLock { $0.contentType = newValue } }
     }
 
-    /// The exact size in bytes of the encoded body, boundaries and part headers included.
+    /// The total size in bytes of the parts' contents, without boundaries and part headers, as
+    /// Alamofire defines it (compared with ``encodingMemoryThreshold``). The encoded body is
+    /// ``encodedLength`` bytes.
     public var contentLength: UInt64 {
+        state.withLock { $0.parts }.reduce(0) { $0 + $1.length }
+    }
+
+    /// The exact size in bytes of the encoded body, boundaries and part headers included.
+    package var encodedLength: UInt64 {
         let parts = state.withLock { $0.parts }
         guard !parts.isEmpty else { return 0 }
         let framedParts = parts.enumerated().reduce(UInt64(0)) { total, element in
@@ -122,7 +129,10 @@ open class MultipartFormData: @unchecked Sendable {
         }
         var isDirectory = false
         guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory) else {
-            record(.multipartEncodingFailed(reason: .bodyPartFileNotReachable(at: fileURL)))
+            // With the reason (ENOENT), as Alamofire reports it with the error its reachability check throws.
+            record(.multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError(
+                atURL: fileURL, error: POSIXError(.ENOENT)
+            )))
             return
         }
         guard !isDirectory else {
