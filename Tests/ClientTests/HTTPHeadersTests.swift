@@ -1,3 +1,8 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
 import Testing
 @testable import Client
 

@@ -47,10 +47,12 @@ open class MultipartFormData: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - fileManager: Used to check appended files. `.default` by default.
-    ///   - boundary:    The boundary token. A random `lariat.boundary.` token by default; a custom one
-    ///     must not occur in any part's content.
+    ///   - boundary:    The boundary token. By default `lariat.boundary.` and 19 random hex digits:
+    ///     35 characters, as long as Alamofire's `alamofire.boundary.` and 16, so an encoded form is
+    ///     exactly as long as Alamofire's (its UploadTests check the byte count). A custom one must
+    ///     not occur in any part's content.
     public init(fileManager: FileManager = .default, boundary: String? = nil) {
-        let boundary = boundary ?? "lariat.boundary.\(randomHex())\(randomHex())"
+        let boundary = boundary ?? "lariat.boundary.\(randomHex())\(randomHex())\(randomHex().prefix(3))"
         self.boundary = boundary
         self.fileManager = fileManager
         state = Mutex(State(contentType: "multipart/form-data; boundary=\(boundary)"))
@@ -182,7 +184,7 @@ open class MultipartFormData: @unchecked Sendable {
     /// - Returns: The body bytes; empty if nothing was appended.
     /// - Throws: The first error recorded while appending, or
     ///   ``AFError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)`` if a part yields
-    ///   fewer or more bytes than declared or cannot be read.
+    ///   fewer bytes than declared or cannot be read (a longer stream is cut at its declared length).
     public func encode() throws -> Data {
         var body = Data()
         try encodeParts { body.append($0) }
