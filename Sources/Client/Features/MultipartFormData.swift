@@ -4,6 +4,11 @@ import Foundation
 import FoundationEssentials
 #endif
 import Synchronization
+#if canImport(Glibc)
+import Glibc  // POSIXError's codes (ENOENT) under MemberImportVisibility
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Builds a `multipart/form-data` body (RFC 7578) from data, files and streams.
 ///
