@@ -124,7 +124,7 @@ struct RequestBuilder {
     /// temporary file holding them.
     private func encode(_ form: MultipartFormData) throws(TransferError) -> (Data?, String?) {
         let failure = TransferError(status: 26, message: "Failed to open/read local data from file/application")
-        guard form.contentLength > formMemoryThreshold else {
+        guard form.encodedLength > formMemoryThreshold else {
             do { return (try form.encode(), nil) } catch { throw failure }
         }
         do {

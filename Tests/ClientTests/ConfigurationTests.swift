@@ -36,7 +36,7 @@ struct ConfigurationTests {
     @Test("af.default carries HTTPHeaders.default")
     func afDefault() {
         #expect(URLSessionConfiguration.af.default.headers == HTTPHeaders.default.sorted())
-        #expect(URLSessionConfiguration.af.ephemeral.headers["User-Agent"] == "Lariat/0.1 (Linux; Swift)")
+        #expect(URLSessionConfiguration.af.ephemeral.headers["User-Agent"] == HTTPHeader.defaultUserAgent.value)
     }
 
     @Test("httpAdditionalHeaders converts values to strings and drops non-string keys")

@@ -111,6 +111,26 @@ extension ClientIntegrationTests {
             #expect(target.requests.last.map { text($0).contains("Authorization: Basic czp0\r\n") } == true, "the storage's, not the request's")
         }
 
+        @Test("a challenge naming no realm is answered by the default credential stored for the server with a realm")
+        func storageAnswersRealmlessChallenge() async throws {
+            // `WWW-Authenticate: Basic` without a realm (what Vapor sends): failed before, the
+            // stored space's realm "127.0.0.1" did not match the challenge's missing one.
+            let server = try ScriptedServer(script: [
+                .expectRequest, .send("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n"),
+                .expectRequest, cannedResponse("stored"),
+            ])
+            defer { server.stop() }
+            let storage = URLCredentialStorage()
+            storage.setDefaultCredential(URLCredential(user: "s", password: "t", persistence: .forSession),
+                                         for: URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "127.0.0.1",
+                                                                 authenticationMethod: NSURLAuthenticationMethodHTTPBasic))
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCredentialStorage = storage
+            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").serializingString().response
+            #expect(response.value == "stored")
+            #expect(server.requests.last.map { text($0).contains("Authorization: Basic czp0\r\n") } == true)
+        }
+
         @Test("the storage's credential for one port does not answer another port")
         func storageScopedToItsSpace() async throws {
             let server = try ScriptedServer(script: [.expectRequest, Self.unauthorized(Self.basic), .close], forEveryConnection: true)

@@ -1,3 +1,8 @@
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
 import Testing
 @testable import Client
 
@@ -131,7 +136,13 @@ struct HTTPHeadersTests {
     @Test("defaults: the codings Lariat decodes, Lariat user agent, quality-ranked languages")
     func defaults() {
         #expect(HTTPHeader.defaultAcceptEncoding.value == "gzip;q=1.0, deflate;q=0.9")
-        #expect(HTTPHeader.defaultUserAgent.value == "Lariat/0.1 (Linux; Swift)")
+        // Alamofire's layout: program/version (bundle; build:…; system) Alamofire/x.y.z, then Lariat's token.
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        let system = "Linux \(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+        let agent = HTTPHeader.defaultUserAgent.value
+        #expect(agent.hasSuffix("; \(system)) Alamofire/5.12.0 Lariat/0.1"), "\(agent)")
+        #expect(agent.contains(" (") && agent.contains("; build:"), "\(agent)")
+        #expect(agent.hasPrefix(ProcessInfo.processInfo.processName + "/") || agent.contains("/"), "\(agent)")
         #expect(HTTPHeader.defaultAcceptLanguage.value.hasSuffix(";q=1.0") || HTTPHeader.defaultAcceptLanguage.value.contains(";q=1.0,"))
         #expect(HTTPHeaders.default.map(\.name) == ["Accept-Encoding", "Accept-Language", "User-Agent"])
     }

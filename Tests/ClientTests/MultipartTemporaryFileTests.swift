@@ -90,6 +90,6 @@ import LariatTestSupport
         #expect(!FileManager.default.fileExists(atPath: file.path), "the body file outlived the request")
         #expect(!FileManager.default.fileExists(atPath: directory.path), "its directory outlived the request")
         #expect(FileManager.default.fileExists(atPath: shared) == sharedExisted, "the fixed shared directory was created")
-        #expect(splitRequest(server.requests(onConnection: 0)[0]).body.count == Int(form.contentLength))
+        #expect(splitRequest(server.requests(onConnection: 0)[0]).body.count == Int(form.encodedLength))
     }
 }

@@ -155,7 +155,23 @@ struct ParameterEncodingTests {
         #expect(encoded.url?.query == expected)
     }
 
+    @Test("URLEncoding writes whole floating-point numbers without a fraction, as Alamofire through NSNumber")
+    func wholeDoubles() throws {
+        // Failed before: "a=1.0&b=0.0&d=3.0&e=-4.0".
+        let parameters: Parameters = ["a": 1.0, "b": 0.0, "c": 2.5, "d": Float(3), "e": -4.0, "f": Float(0.1), "g": 1e20, "h": true]
+        let encoded = try URLEncoding.queryString.encode(request(.get, "https://h/"), with: parameters)
+        #expect(encoded.url?.query == "a=1&b=0&c=2.5&d=3&e=-4&f=0.1&g=1e%2B20&h=1")
+    }
+
     #if FullFoundation
+    @Test("URLEncoding: NSNumber doubles are written like Swift doubles (1.0 as 1), on Linux too")
+    func nsNumberDoubles() throws {
+        // Failed before: corelibs' NSNumber(1.0).description is "1.0" (Apple's is "1").
+        let parameters: Parameters = ["g": NSNumber(value: 1.0), "h": NSNumber(value: 0.0), "i": NSNumber(value: 1.5), "j": NSNumber(value: 2)]
+        let encoded = try URLEncoding(boolEncoding: .literal).encode(request(.get, "https://h/"), with: parameters)
+        #expect(encoded.url?.query == "g=1&h=0&i=1.5&j=2")
+    }
+
     @Test("URLEncoding: NSNumber booleans from JSONSerialization follow BoolEncoding, other numbers do not")
     func nsNumberBools() throws {
         let parsed = try JSONSerialization.jsonObject(with: Data(#"{"b":true,"n":1,"z":0}"#.utf8)) as! [String: Any]

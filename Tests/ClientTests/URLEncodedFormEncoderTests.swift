@@ -49,6 +49,41 @@ private func encode(_ value: some Encodable, _ encoder: URLEncodedFormEncoder = 
     try encoder.encode(value)
 }
 
+/// A parent class that writes itself by hand.
+private class HandWrittenParent: Encodable {
+    enum Keys: String, CodingKey { case id, tag }
+    let id = 7
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(id, forKey: .id)
+    }
+}
+
+/// Writes its own key, then its parent's through `superEncoder()`.
+private final class HandWrittenChild: HandWrittenParent {
+    let tag = "t"
+    override func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(tag, forKey: .tag)
+        try super.encode(to: container.superEncoder())
+    }
+}
+
+/// Opens two keyed containers for the same key, and a keyed container through an unkeyed one's `superEncoder()`.
+private struct TwoContainersOneKey: Encodable {
+    enum Keys: String, CodingKey { case box, list, x, y, n }
+    func encode(to encoder: any Encoder) throws {
+        var root = encoder.container(keyedBy: Keys.self)
+        var first = root.nestedContainer(keyedBy: Keys.self, forKey: .box)
+        try first.encode(1, forKey: .x)
+        var second = root.nestedContainer(keyedBy: Keys.self, forKey: .box)
+        try second.encode(2, forKey: .y)
+        var list = root.nestedUnkeyedContainer(forKey: .list)
+        var viaSuper = list.superEncoder().container(keyedBy: Keys.self)
+        try viaSuper.encode(5, forKey: .n)
+    }
+}
+
 @Suite("URLEncodedFormEncoder")
 struct URLEncodedFormEncoderTests {
     @Test("flat struct, alphabetized by default")
@@ -82,12 +117,27 @@ struct URLEncodedFormEncoderTests {
         #expect(try encode(["a": [1, 2, 3]], URLEncodedFormEncoder(arrayEncoding: encoding)) == expected)
     }
 
-    @Test("alphabetizing keeps array element order even past index 9")
-    func arrayOrderKept() throws {
-        let encoder = URLEncodedFormEncoder(arrayEncoding: .indexInBrackets)
-        let text = try encode(["a": Array(0...11)], encoder)
-        let values = text.split(separator: "&").map { $0.split(separator: "=")[1] }
-        #expect(values.map { Int($0)! } == Array(0...11))
+    @Test("alphabetizing sorts each array's segments as text, as Alamofire; without it arrays keep their order")
+    func arraySegmentsSorted() throws {
+        // Alamofire sorts the serialized segments of objects and arrays alike, so index 10 sorts
+        // before index 2 and bracketed values come out sorted (its ManuallyEncodableStruct test).
+        let indexed = try encode(["a": Array(0...11)], URLEncodedFormEncoder(arrayEncoding: .indexInBrackets))
+        #expect(indexed.split(separator: "&").map { String($0.split(separator: "=")[1]) }
+            == ["0", "1", "10", "11", "2", "3", "4", "5", "6", "7", "8", "9"])
+        #expect(try encode(["a": ["z", "y"]]) == "a%5B%5D=y&a%5B%5D=z")
+        #expect(try encode(["a": ["z", "y"]], URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)) == "a%5B%5D=z&a%5B%5D=y")
+    }
+
+    @Test("a subclass writing its parent through superEncoder() lands in the same object, as Alamofire")
+    func superEncoderSharesTheObject() throws {
+        // Failed before: superEncoder() nested the parent under a `super` key ("super[id]=7&tag=t").
+        #expect(try encode(HandWrittenChild()) == "id=7&tag=t")
+    }
+
+    @Test("two containers for one key merge; an unkeyed container's superEncoder writes at the array's path")
+    func containersMergeByPath() throws {
+        // Failed before: the second nestedContainer for "box" replaced the first's members ("box[y]=2").
+        #expect(try encode(TwoContainersOneKey()) == "box%5Bx%5D=1&box%5By%5D=2&list%5Bn%5D=5")
     }
 
     @Test("arrays of objects and nested arrays")

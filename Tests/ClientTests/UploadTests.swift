@@ -216,7 +216,7 @@ extension ClientIntegrationTests {
             try #require(requests.count == 1)
             let (head, body) = splitRequest(requests[0])
             #expect(head.contains("\r\nContent-Type: multipart/form-data; boundary=lariat.test.boundary\r\n"), "\(head)")
-            #expect(head.contains("\r\nContent-Length: \(form.contentLength)\r\n"))
+            #expect(head.contains("\r\nContent-Length: \(form.encodedLength)\r\n"))
             #expect(byteMismatch(body, expected) == nil)
             switch request.uploadable {
             case .file(let url, let shouldRemove)?:
@@ -468,7 +468,7 @@ extension ClientIntegrationTests {
             #expect(echo.form == ["name": "lariat", "lang": "swift 6"])
             #expect(echo.files == ["notes": notes, "attachment": attachmentText])
             #expect(echo.headers["Content-Type"] == "multipart/form-data; boundary=\(form.boundary)")
-            #expect(echo.headers["Content-Length"] == "\(form.contentLength)")
+            #expect(echo.headers["Content-Length"] == "\(form.encodedLength)")
 
             switch request.uploadable {
             case .file(let file, let shouldRemove)?:
@@ -480,7 +480,7 @@ extension ClientIntegrationTests {
                 #expect(!FileManager.default.fileExists(atPath: file.path), "the multipart temporary file outlived the request")
             case .data(let data)?:
                 #expect(!viaFile)
-                #expect(UInt64(data.count) == form.contentLength)
+                #expect(UInt64(data.count) == form.encodedLength)
             case .stream?:
                 Issue.record("a multipart form never uploads from a stream")
             case nil:

@@ -162,8 +162,42 @@ extension HTTPHeader {
         Locale.preferredLanguages.prefix(6).qualityEncoded()
     )
 
-    /// `User-Agent: Lariat/0.1 (Linux; Swift)`.
-    public static let defaultUserAgent: HTTPHeader = .userAgent("Lariat/0.1 (Linux; Swift)")
+    /// `User-Agent` in Alamofire's layout, naming the program, the system and the library:
+    /// `fetch/Unknown (Unknown; build:Unknown; Linux 6.1.0) Alamofire/5.12.0 Lariat/0.1`.
+    ///
+    /// Alamofire takes the executable, version, bundle identifier and build from the app's
+    /// bundle; a Linux program has no bundle, so the executable is the process name and the
+    /// others are read from `Bundle.main`'s Info.plist if there is one (with the `FullFoundation`
+    /// trait), else `Unknown`, Alamofire's own fallback. The system is the kernel's version.
+    /// `Alamofire/5.12.0` says which API servers talk to; `Lariat/0.1` which implementation.
+    public static let defaultUserAgent: HTTPHeader = .userAgent(UserAgent.make())
+}
+
+/// The parts of ``HTTPHeader/defaultUserAgent``.
+enum UserAgent {
+    /// Lariat's own product token.
+    static let lariat = "Lariat/0.1"
+
+    static func make() -> String {
+        let info = ProcessInfo.processInfo
+        let version = info.operatingSystemVersion
+        let system = "Linux \(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+        let fields = bundleFields()
+        let executable = fields.executable ?? info.processName
+        return "\(executable)/\(fields.version ?? "Unknown") (\(fields.identifier ?? "Unknown"); "
+            + "build:\(fields.build ?? "Unknown"); \(system)) Alamofire/\(AFInfo.version) \(lariat)"
+    }
+
+    /// The main bundle's executable, short version, identifier and build, where it has them.
+    private static func bundleFields() -> (executable: String?, version: String?, identifier: String?, build: String?) {
+        #if FullFoundation
+        let info = Bundle.main.infoDictionary
+        return (info?["CFBundleExecutable"] as? String, info?["CFBundleShortVersionString"] as? String,
+                Bundle.main.bundleIdentifier, info?["CFBundleVersion"] as? String)
+        #else
+        return (nil, nil, nil, nil)
+        #endif
+    }
 }
 
 extension HTTPHeaders {

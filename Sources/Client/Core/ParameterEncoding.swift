@@ -157,12 +157,35 @@ public struct URLEncoding: ParameterEncoding {
                 return [(escape(key), escape(boolEncoding.encode(bool)))]
             }
             #if FullFoundation
-            if let number = scalar as? NSNumber, type(of: scalar) is NSNumber.Type, number.isBool {
-                return [(escape(key), escape(boolEncoding.encode(number.boolValue)))]
+            if let number = scalar as? NSNumber, type(of: scalar) is NSNumber.Type {
+                if number.isBool { return [(escape(key), escape(boolEncoding.encode(number.boolValue)))] }
+                if number.isFloatingPoint { return [(escape(key), escape(Self.numberText(number.doubleValue)))] }
             }
             #endif
-            return [(escape(key), escape("\(scalar)"))]
+            switch scalar {
+            case let double as Double where type(of: scalar) == Double.self:
+                return [(escape(key), escape(Self.numberText(double)))]
+            case let float as Float where type(of: scalar) == Float.self:
+                return [(escape(key), escape(Self.numberText(Double(float), shortest: float.description)))]
+            default:
+                return [(escape(key), escape("\(scalar)"))]
+            }
         }
+    }
+
+    /// A floating-point parameter as Alamofire writes it (through `NSNumber` on Apple platforms):
+    /// a whole number below 10^16 without a fraction (`1.0` → `1`, `0.0` → `0`, `-3.0` → `-3`),
+    /// anything else as Swift prints it (`1.5`, `1e+20`, `nan`).
+    ///
+    /// - Parameters:
+    ///   - value: The number.
+    ///   - shortest: The text for a non-whole value; `value`'s own description when `nil`
+    ///     (a `Float` passes its own, so `0.1` stays `0.1` and not `0.10000000149011612`).
+    static func numberText(_ value: Double, shortest: String? = nil) -> String {
+        if value.isFinite, value == value.rounded(.towardZero), abs(value) < 1e16 {
+            return value == 0 ? "0" : String(Int64(value))
+        }
+        return shortest ?? value.description
     }
 
     /// Percent-encodes a string with `CharacterSet.afURLQueryAllowed`.
@@ -195,6 +218,12 @@ extension NSNumber {
     /// Whether the number was made from a `Bool` (its Objective-C type code is `c`).
     fileprivate var isBool: Bool {
         String(cString: objCType) == "c"
+    }
+
+    /// Whether the number holds a `Double` or `Float` (type code `d` or `f`).
+    fileprivate var isFloatingPoint: Bool {
+        let code = String(cString: objCType)
+        return code == "d" || code == "f"
     }
 }
 #endif

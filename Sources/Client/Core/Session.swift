@@ -133,7 +133,7 @@ open class Session: @unchecked Sendable {
         self.configuration = configuration.copy()
         self.settings = configuration.settings
         self.rootQueue = rootQueue
-        self.session = URLSession(configuration: self.configuration)
+        self.session = URLSession(configuration: self.configuration, delegate: delegate)
         self.delegate = delegate
         self.requestSetup = requestSetup
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)

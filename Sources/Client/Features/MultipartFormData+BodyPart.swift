@@ -48,7 +48,7 @@ struct BodyPart: Sendable {
     /// Reads the content in chunks of at most ``chunkSize`` bytes.
     ///
     /// - Throws: `.bodyPartInputStreamCreationFailed` if a file cannot be opened as a stream;
-    ///   `.inputStreamReadFailed` if reading fails or the byte count differs from ``length``.
+    ///   `.inputStreamReadFailed` if reading fails or yields fewer than ``length`` bytes.
     func emitContent(_ emit: (Data) throws -> Void) throws {
         let stream: InputStream
         switch content {
@@ -78,12 +78,12 @@ struct BodyPart: Sendable {
             total += UInt64(count)
             try emit(Data(buffer[..<count]))
         }
-        // Fewer bytes than declared would corrupt the framing; more would be silently dropped.
-        var extra: UInt8 = 0
-        if total < length || (stream.hasBytesAvailable && stream.read(&extra, maxLength: 1) > 0) {
-            let read = total < length ? total : total + 1
+        // Fewer bytes than declared would corrupt the framing. Bytes past the declared length are
+        // left unread: the part is what its length says, as Alamofire (which documents the
+        // length as the part's size and writes just that prefix of a longer stream).
+        if total < length {
             throw AFError.multipartEncodingFailed(reason: .inputStreamReadFailed(
-                error: AFError.UnexpectedInputStreamLength(bytesExpected: length, bytesRead: read)
+                error: AFError.UnexpectedInputStreamLength(bytesExpected: length, bytesRead: total)
             ))
         }
     }

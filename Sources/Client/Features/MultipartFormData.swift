@@ -4,6 +4,11 @@ import Foundation
 import FoundationEssentials
 #endif
 import Synchronization
+#if canImport(Glibc)
+import Glibc  // POSIXError's codes (ENOENT) under MemberImportVisibility
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Builds a `multipart/form-data` body (RFC 7578) from data, files and streams.
 ///
@@ -47,10 +52,12 @@ open class MultipartFormData: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - fileManager: Used to check appended files. `.default` by default.
-    ///   - boundary:    The boundary token. A random `lariat.boundary.` token by default; a custom one
-    ///     must not occur in any part's content.
+    ///   - boundary:    The boundary token. By default `lariat.boundary.` and 19 random hex digits:
+    ///     35 characters, as long as Alamofire's `alamofire.boundary.` and 16, so an encoded form is
+    ///     exactly as long as Alamofire's (its UploadTests check the byte count). A custom one must
+    ///     not occur in any part's content.
     public init(fileManager: FileManager = .default, boundary: String? = nil) {
-        let boundary = boundary ?? "lariat.boundary.\(randomHex())\(randomHex())"
+        let boundary = boundary ?? "lariat.boundary.\(randomHex())\(randomHex())\(randomHex().prefix(3))"
         self.boundary = boundary
         self.fileManager = fileManager
         state = Mutex(State(contentType: "multipart/form-data; boundary=\(boundary)"))
@@ -62,8 +69,15 @@ open class MultipartFormData: @unchecked Sendable {
         set { state.withLock { $0.contentType = newValue } }
     }
 
-    /// The exact size in bytes of the encoded body, boundaries and part headers included.
+    /// The total size in bytes of the parts' contents, without boundaries and part headers, as
+    /// Alamofire defines it (compared with ``encodingMemoryThreshold``). The encoded body is
+    /// ``encodedLength`` bytes.
     public var contentLength: UInt64 {
+        state.withLock { $0.parts }.reduce(0) { $0 + $1.length }
+    }
+
+    /// The exact size in bytes of the encoded body, boundaries and part headers included.
+    package var encodedLength: UInt64 {
         let parts = state.withLock { $0.parts }
         guard !parts.isEmpty else { return 0 }
         let framedParts = parts.enumerated().reduce(UInt64(0)) { total, element in
@@ -122,7 +136,10 @@ open class MultipartFormData: @unchecked Sendable {
         }
         var isDirectory = false
         guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory) else {
-            record(.multipartEncodingFailed(reason: .bodyPartFileNotReachable(at: fileURL)))
+            // With the reason (ENOENT), as Alamofire reports it with the error its reachability check throws.
+            record(.multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError(
+                atURL: fileURL, error: POSIXError(.ENOENT)
+            )))
             return
         }
         guard !isDirectory else {
@@ -172,7 +189,7 @@ open class MultipartFormData: @unchecked Sendable {
     /// - Returns: The body bytes; empty if nothing was appended.
     /// - Throws: The first error recorded while appending, or
     ///   ``AFError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)`` if a part yields
-    ///   fewer or more bytes than declared or cannot be read.
+    ///   fewer bytes than declared or cannot be read (a longer stream is cut at its declared length).
     public func encode() throws -> Data {
         var body = Data()
         try encodeParts { body.append($0) }

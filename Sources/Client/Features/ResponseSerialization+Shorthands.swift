@@ -29,3 +29,52 @@ extension ResponseSerializer where Self == StringResponseSerializer {
 /// Alamofire's former name for ``DisabledTrustEvaluator``.
 @available(*, deprecated, renamed: "DisabledTrustEvaluator", message: "DisabledEvaluator has been renamed DisabledTrustEvaluator.")
 public typealias DisabledEvaluator = DisabledTrustEvaluator
+
+// Overloads for serializers that are both data and download serializers, as Alamofire declares
+// them: a leading-dot member such as `.data` or `.string` is looked up on the parameter's
+// protocol, and those static members live on ``ResponseSerializer`` (not on
+// ``DataResponseSerializerProtocol``), so `serializingResponse(using: .data)` needs this overload.
+
+extension DataRequest {
+    /// The response serialized by `serializer` (which may be given as `.data`, `.string` or
+    /// `.decodable(of:)`), awaited.
+    /// - Parameters:
+    ///   - serializer: The serializer.
+    ///   - shouldAutomaticallyCancel: Cancel the request when the awaiting task is cancelled;
+    ///     `true` by default, as in Alamofire.
+    /// - Returns: The task to await.
+    public func serializingResponse<Serializer: ResponseSerializer>(
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
+    ) -> DataTask<Serializer.SerializedObject> {
+        dataTask(using: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Calls the ``DataResponseSerializerProtocol`` overload: within this generic context it is the only one that applies.
+    private func dataTask<Serializer: DataResponseSerializerProtocol>(
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
+    ) -> DataTask<Serializer.SerializedObject> {
+        serializingResponse(using: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+}
+
+extension DownloadRequest {
+    /// The download serialized by `serializer` (which may be given as `.data`, `.string` or
+    /// `.decodable(of:)`), awaited.
+    /// - Parameters:
+    ///   - serializer: The serializer.
+    ///   - shouldAutomaticallyCancel: Cancel the request when the awaiting task is cancelled;
+    ///     `true` by default, as in Alamofire.
+    /// - Returns: The task to await.
+    public func serializingDownload<Serializer: ResponseSerializer>(
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
+    ) -> DownloadTask<Serializer.SerializedObject> {
+        downloadTask(using: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Calls the ``DownloadResponseSerializerProtocol`` overload: within this generic context it is the only one that applies.
+    private func downloadTask<Serializer: DownloadResponseSerializerProtocol>(
+        using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
+    ) -> DownloadTask<Serializer.SerializedObject> {
+        serializingDownload(using: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+}

@@ -5,14 +5,23 @@ import FoundationEssentials
 #endif
 
 // The `Encoder` behind URLEncodedFormEncoder. Encoding builds a tree of FormNodes (strings,
-// arrays, objects); FormSerializer then flattens the tree into name=value pairs. Each encoder and
-// container writes into exactly one node it was handed, so nested containers need no path
-// bookkeeping: a child node is created when a key or element is encoded, and handed down.
+// arrays, objects); FormSerializer then flattens the tree into name=value pairs.
+//
+// Containers write nothing when they are created: every value is written as a leaf at a path
+// from the root (`FormPath`), which walks the tree and reshapes it on the way, as Alamofire's
+// encoder does. That is what makes hand-written `encode(to:)` methods come out as they do with
+// Alamofire: two containers for the same key merge into one object; a keyed container's
+// `superEncoder()` writes into the same object (its path, not a `super` member) and an unkeyed
+// container's `superEncoder()` into the array's own path; an array written where an object was
+// replaces it (ParameterEncoderTests `manuallyEncodableSubclass`/`manuallyEncodableStruct`).
 
-/// One value in the tree being encoded.
-///
-/// A class so that containers created by `nestedContainer` and `superEncoder` can keep writing
-/// into a node after its parent moves on. Confined to one `encode` call on one thread.
+/// One step of a path from the root: a member of an object or a position in an array.
+enum FormPathElement {
+    case member(String)
+    case element(Int)
+}
+
+/// One value in the tree being encoded. Confined to one `encode` call on one thread.
 final class FormNode {
     enum Kind: Equatable {
         /// Nothing encoded yet (or only dropped `nil`s).
@@ -29,46 +38,43 @@ final class FormNode {
     private(set) var string = ""
     private(set) var children: [(key: String?, node: FormNode)] = []
 
-    /// Makes this node a leaf holding `value`.
-    func setString(_ value: String) {
-        kind = .string
-        string = value
-        children = []
-    }
-
-    /// Returns the member node for `key`, creating it (and making this node an object) if needed.
-    /// Encoding the same key twice reuses the first member's position and replaces its value.
-    func member(_ key: String) -> FormNode {
-        becomeContainer(.object)
-        if let existing = children.first(where: { $0.key == key })?.node {
-            existing.reset()
-            return existing
+    /// Writes the leaf `value` at `path` below this node, creating what is missing.
+    ///
+    /// Each step reshapes the node it passes: a member step turns a node that is not an object
+    /// into an empty object, an element step turns a node that is not an array into an empty
+    /// array (what was there is dropped). An element step at or past the end appends; one before
+    /// it goes into the existing element. The last step's node becomes the leaf, whatever it held.
+    func set(_ value: String, at path: ArraySlice<FormPathElement>) {
+        var node = self
+        for step in path {
+            node = node.child(step)
         }
-        let node = FormNode()
-        children.append((key, node))
-        return node
+        node.kind = .string
+        node.string = value
+        node.children = []
     }
 
-    /// Appends a new element node, making this node an array if needed.
-    func appendElement() -> FormNode {
-        becomeContainer(.array)
-        let node = FormNode()
-        children.append((nil, node))
-        return node
+    /// The child for one step, reshaping this node and creating the child as needed.
+    private func child(_ step: FormPathElement) -> FormNode {
+        switch step {
+        case .member(let key):
+            become(.object)
+            if let existing = children.first(where: { $0.key == key })?.node { return existing }
+            let node = FormNode()
+            children.append((key, node))
+            return node
+        case .element(let index):
+            become(.array)
+            if index < children.count { return children[index].node }
+            let node = FormNode()
+            children.append((nil, node))
+            return node
+        }
     }
 
-    /// Turns an empty (or differently shaped) node into an empty container of `kind`.
-    func becomeContainer(_ kind: Kind) {
+    private func become(_ kind: Kind) {
         guard self.kind != kind else { return }
         self.kind = kind
-        string = ""
-        children = []
-    }
-
-    var count: Int { children.count }
-
-    private func reset() {
-        kind = .empty
         string = ""
         children = []
     }
@@ -84,7 +90,7 @@ final class FormNode {
     }
 }
 
-/// The `Encoder` handed to `encode(to:)`: writes into one ``FormNode``.
+/// The `Encoder` handed to `encode(to:)`: writes at one path below the root ``FormNode``.
 struct FormEncoder: Encoder {
     /// The value options; key and array options apply only when serializing.
     struct Options {
@@ -94,63 +100,67 @@ struct FormEncoder: Encoder {
         let nilEncoding: URLEncodedFormEncoder.NilEncoding
     }
 
-    let node: FormNode
+    let root: FormNode
+    let path: [FormPathElement]
     let codingPath: [any CodingKey]
     let options: Options
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.becomeContainer(.object)
-        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self))
+        KeyedEncodingContainer(KeyedContainer<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.becomeContainer(.array)
-        return UnkeyedContainer(encoder: self)
+        UnkeyedContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleValueContainer(encoder: self)
     }
 
-    /// An encoder for a child node, one key deeper.
-    func child(_ node: FormNode, key: any CodingKey) -> FormEncoder {
-        FormEncoder(node: node, codingPath: codingPath + [key], options: options)
+    /// An encoder one step deeper.
+    func child(_ step: FormPathElement, key: any CodingKey) -> FormEncoder {
+        FormEncoder(root: root, path: path + [step], codingPath: codingPath + [key], options: options)
     }
 
-    /// Encodes any value into this encoder's node, applying the Bool, Date and Data options and
+    /// Writes a leaf at this encoder's path.
+    func setString(_ value: String) {
+        root.set(value, at: path[...])
+    }
+
+    /// Encodes any value at this encoder's path, applying the Bool, Date and Data options and
     /// writing a few Foundation types as plain text (as JSONEncoder does) instead of their keyed
     /// `Encodable` form.
     func box(_ value: any Encodable) throws {
         switch value {
         case let bool as Bool:
-            node.setString(options.boolEncoding.encode(bool))
+            setString(options.boolEncoding.encode(bool))
         case let string as String:
-            node.setString(string)
+            setString(string)
         case let date as Date:
             if let text = try options.dateEncoding.encode(date) {
-                node.setString(text)
+                setString(text)
             } else {
                 try date.encode(to: self)
             }
         case let data as Data:
             if let text = try options.dataEncoding.encode(data) {
-                node.setString(text)
+                setString(text)
             } else {
                 try data.encode(to: self)
             }
         case let url as URL:
-            node.setString(url.absoluteString)
+            setString(url.absoluteString)
         case let decimal as Decimal:
-            node.setString(decimal.description)
+            setString(decimal.description)
         default:
             try value.encode(to: self)
         }
     }
 
-    /// Encodes `nil` into this node, or leaves it empty when the nil encoding drops it.
+    /// Encodes `nil` at this path, or writes nothing when the nil encoding drops it.
     func boxNil() {
-        if let text = options.nilEncoding.encodeNil() { node.setString(text) }
+        if let text = options.nilEncoding.encodeNil() { setString(text) }
     }
 }
 
@@ -176,7 +186,7 @@ extension FormEncoder {
         var codingPath: [any CodingKey] { encoder.codingPath }
 
         private func childEncoder(_ key: any CodingKey) -> FormEncoder {
-            encoder.child(encoder.node.member(key.stringValue), key: key)
+            encoder.child(.member(key.stringValue), key: key)
         }
 
         mutating func encodeNil(forKey key: Key) throws {
@@ -224,8 +234,10 @@ extension FormEncoder {
             childEncoder(key).unkeyedContainer()
         }
 
+        // The superclass writes into the same object, as Alamofire's encoder does (JSONEncoder
+        // would nest it under "super"): a form has one flat set of names per object.
         mutating func superEncoder() -> any Encoder {
-            childEncoder(FormCodingKey(stringValue: "super"))
+            encoder
         }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -236,10 +248,17 @@ extension FormEncoder {
     struct UnkeyedContainer: UnkeyedEncodingContainer {
         let encoder: FormEncoder
         var codingPath: [any CodingKey] { encoder.codingPath }
-        var count: Int { encoder.node.count }
+        /// Positions handed out by this container (each element, nested container or super
+        /// encoder takes the next one), as Alamofire counts them.
+        private(set) var count = 0
 
-        private func elementEncoder() -> FormEncoder {
-            encoder.child(encoder.node.appendElement(), key: FormCodingKey(intValue: count))
+        init(encoder: FormEncoder) {
+            self.encoder = encoder
+        }
+
+        private mutating func elementEncoder() -> FormEncoder {
+            defer { count += 1 }
+            return encoder.child(.element(count), key: FormCodingKey(intValue: count))
         }
 
         mutating func encodeNil() throws {
@@ -259,8 +278,10 @@ extension FormEncoder {
             elementEncoder().unkeyedContainer()
         }
 
+        // Takes a position, but writes at the array's own path, as Alamofire's encoder does.
         mutating func superEncoder() -> any Encoder {
-            elementEncoder()
+            count += 1
+            return encoder
         }
     }
 
@@ -278,17 +299,17 @@ extension FormEncoder {
 
         mutating func encode(_ value: Bool) throws { try encoder.box(value) }
         mutating func encode(_ value: String) throws { try encoder.box(value) }
-        mutating func encode(_ value: Double) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Float) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Int) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Int8) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Int16) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Int32) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: Int64) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: UInt) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: UInt8) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: UInt16) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: UInt32) throws { encoder.node.setString(String(value)) }
-        mutating func encode(_ value: UInt64) throws { encoder.node.setString(String(value)) }
+        mutating func encode(_ value: Double) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Float) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Int) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Int8) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Int16) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Int32) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: Int64) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: UInt) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: UInt8) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: UInt16) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: UInt32) throws { encoder.setString(String(value)) }
+        mutating func encode(_ value: UInt64) throws { encoder.setString(String(value)) }
     }
 }

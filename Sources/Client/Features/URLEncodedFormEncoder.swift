@@ -97,7 +97,7 @@ public final class URLEncodedFormEncoder: Sendable {
     ///   error the value's `encode(to:)` or a custom encoding closure throws.
     public func encode(_ value: any Encodable) throws -> String {
         let root = FormNode()
-        try FormEncoder(node: root, codingPath: [], options: valueOptions).box(value)
+        try FormEncoder(root: root, path: [], codingPath: [], options: valueOptions).box(value)
         guard root.kind == .object || root.kind == .empty else {
             throw Error.invalidRootObject(root.debugDescription)
         }
@@ -127,6 +127,11 @@ public final class URLEncodedFormEncoder: Sendable {
 }
 
 /// Flattens a ``FormNode`` tree into `name=value` pairs joined with `&`.
+///
+/// With `alphabetize`, each object's and each array's serialized segments (one per member or
+/// element, each already `name=value&…`) are sorted as text, as Alamofire does: the order is a
+/// function of the output alone, so a `Dictionary`'s random order never shows, but an array's
+/// elements are sorted too (`a[]=2&a[]=1` comes out as `a[]=1&a[]=2`).
 struct FormSerializer {
     let alphabetize: Bool
     let arrayEncoding: URLEncodedFormEncoder.ArrayEncoding
@@ -136,36 +141,29 @@ struct FormSerializer {
 
     /// Serializes the root object; an empty root gives an empty string.
     func serialize(_ root: FormNode) -> String {
-        var pairs: [String] = []
-        for (key, child) in members(of: root) {
-            append(child, name: key, to: &pairs)
-        }
-        return pairs.joined(separator: "&")
+        joined(root.children.map { serialize($0.node, name: keyEncoding.encode($0.key ?? "")) })
     }
 
-    /// The object's members with encoded keys, sorted by key if requested (stable).
-    private func members(of node: FormNode) -> [(String, FormNode)] {
-        let encoded = node.children.map { (keyEncoding.encode($0.key ?? ""), $0.node) }
-        guard alphabetize else { return encoded }
-        return encoded.enumerated()
-            .sorted { $0.element.0 == $1.element.0 ? $0.offset < $1.offset : $0.element.0 < $1.element.0 }
-            .map(\.element)
-    }
-
-    private func append(_ node: FormNode, name: String, to pairs: inout [String]) {
+    private func serialize(_ node: FormNode, name: String) -> String {
         switch node.kind {
         case .empty:
-            break
+            return ""
         case .string:
-            pairs.append("\(escaper.encode(name))=\(escaper.encode(node.string))")
+            return "\(escaper.encode(name))=\(escaper.encode(node.string))"
         case .array:
-            for (index, element) in node.children.enumerated() {
-                append(element.node, name: arrayEncoding.encode(name, atIndex: index), to: &pairs)
-            }
+            return joined(node.children.enumerated().map { index, element in
+                serialize(element.node, name: arrayEncoding.encode(name, atIndex: index))
+            })
         case .object:
-            for (key, child) in members(of: node) {
-                append(child, name: name + keyPathEncoding.encodeKeyPath(key), to: &pairs)
-            }
+            return joined(node.children.map { member in
+                serialize(member.node, name: name + keyPathEncoding.encodeKeyPath(keyEncoding.encode(member.key ?? "")))
+            })
         }
+    }
+
+    /// Joins segments with `&`, sorted if requested; empty segments (nodes with nothing) leave no `&`.
+    private func joined(_ segments: [String]) -> String {
+        let present = segments.filter { !$0.isEmpty }
+        return (alphabetize ? present.sorted() : present).joined(separator: "&")
     }
 }

@@ -9,7 +9,16 @@ import FoundationEssentials
 /// Lariat's own `HTTPURLResponse`, with the members of Foundation's that HTTP code uses (Foundation's
 /// lives in FoundationNetworking on Linux, which Lariat never links). Immutable, so `Sendable`.
 /// Header fields keep their received order; lookups ignore case.
-public final class HTTPURLResponse: Sendable {
+///
+/// `Equatable` and `Hashable` by identity, as Foundation's (an `NSObject` that does not override
+/// `isEqual:`): a response equals only itself, not another with the same status and headers.
+public final class HTTPURLResponse: Sendable, Hashable {
+    /// Whether `lhs` and `rhs` are the same response object.
+    public static func == (lhs: HTTPURLResponse, rhs: HTTPURLResponse) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
     /// The URL of the response (after any redirects).
     public let url: URL?
 

@@ -120,10 +120,12 @@ public final class URLProtectionSpace: Sendable, Hashable, CustomStringConvertib
     }
 
     /// Whether a credential stored for this space answers a challenge for `other`: same server;
-    /// a `nil` realm or the default method here matches any.
+    /// a `nil` realm or the default method here matches any, and a challenge naming no realm
+    /// (`WWW-Authenticate: Basic`, which Vapor sends) is answered by the server's credential
+    /// whatever realm it was stored for, as URLSession does (AuthenticationTests, stored credentials).
     func covers(_ other: URLProtectionSpace) -> Bool {
         host == other.host && port == other.port && `protocol` == other.protocol
-            && (realm == nil || realm == other.realm)
+            && (realm == nil || other.realm == nil || realm == other.realm)
             && (authenticationMethod == NSURLAuthenticationMethodDefault || authenticationMethod == other.authenticationMethod)
     }
 }

@@ -50,6 +50,27 @@ public final class URLCache: Sendable {
         disk = directory.flatMap { diskCapacity > 0 ? DiskCacheStore(directory: $0, capacity: diskCapacity) : nil }
     }
 
+    /// Creates a cache with its disk entries at a path, as Foundation's older initializer.
+    /// - Parameters:
+    ///   - memoryCapacity: Bytes kept in memory; 0 keeps nothing in memory.
+    ///   - diskCapacity: Bytes kept on disk; 0 (or no `diskPath`) keeps nothing on disk.
+    ///   - diskPath: An absolute directory path, or a path relative to the user's cache directory
+    ///     (`$XDG_CACHE_HOME`, else `~/.cache`: Foundation puts it under the app's cache directory,
+    ///     which Linux does not have); created if missing. `nil` for no disk cache (Foundation picks a
+    ///     default location instead; Lariat writes nothing to disk unless told where).
+    public convenience init(memoryCapacity: Int, diskCapacity: Int, diskPath: String?) {
+        self.init(memoryCapacity: memoryCapacity, diskCapacity: diskCapacity, directory: diskPath.map(Self.directory(forDiskPath:)))
+    }
+
+    /// The directory for a `diskPath`: itself if absolute, else inside the user's cache directory.
+    static func directory(forDiskPath path: String) -> URL {
+        if path.hasPrefix("/") { return URL(filePath: path, directoryHint: .isDirectory) }
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? FileManager.default.temporaryDirectory.path) + "/.cache")
+        return URL(filePath: base, directoryHint: .isDirectory).appending(path: path, directoryHint: .isDirectory)
+    }
+
     /// Bytes the memory cache may hold; lowering it evicts at once.
     public var memoryCapacity: Int {
         get { memory.withLock { $0.capacity } }
