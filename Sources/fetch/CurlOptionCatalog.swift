@@ -5,6 +5,8 @@
 // find the options fetch implements. Data only: which options fetch runs, ignores or refuses is
 // decided in OptionTable and CurlOptionFate.
 
+import Client
+
 /// The categories of curl's `--help CATEGORY` (curl's `CURLHELP_*` bits).
 struct HelpCategories: OptionSet, Sendable {
     let rawValue: UInt32
