@@ -9,12 +9,12 @@ import LariatTestSupport
 import Testing
 @testable import Client
 
-extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable {
+extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable, FollowUp: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
-        case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete),
-             (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),
-             (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler): return true
+        case (.none, .none), (.startExchange, .startExchange), (.complete, .complete),
+             (.askRetrier, .askRetrier), (.restartExchange, .restartExchange): return true
+        case (.startFollowUp(let a), .startFollowUp(let b)), (.askRedirectHandler(let a), .askRedirectHandler(let b)): return a == b
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
@@ -25,7 +25,7 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
 
 @Suite("RequestStateMachine")
 struct RequestStateMachineTests {
-    typealias Machine = RequestStateMachine<Int, String>
+    typealias Machine = RequestStateMachine<Int, String, String>
     typealias Action = Machine.Action
 
     /// One input event.
@@ -62,7 +62,8 @@ struct RequestStateMachineTests {
             case .cancel: machine.cancel()
             case .created(let id): machine.exchangeCreated(id)
             case .startFailed: machine.startFailed()
-            case .head: machine.transportHeadReceived()
+            // The head's own answer (record or ignore) has its own table (`headAnswers`).
+            case .head: { _ = machine.transportHeadReceived(); return .none }()
             case .ended: machine.transportEnded()
             case .handler(let name): machine.handlerAppended(name)
             case .finished: machine.outcomeRecorded(failed: false, hasRetrier: false)
@@ -85,7 +86,7 @@ struct RequestStateMachineTests {
         // The happy path: resume, build, run, head, end, finish.
         Case(name: "happy path", steps: [
             (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
-            (.head, .deliverHead), (.ended, .complete), (.finished, .runHandlers(["a"])),
+            (.head, .none), (.ended, .complete), (.finished, .runHandlers(["a"])),
         ], final: .finished),
         // A handler added after the end runs at once.
         Case(name: "late handler runs at once", steps: [
@@ -298,7 +299,7 @@ struct RequestStateMachineTests {
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
-                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler: break
+                case .none, .cancelExchange, .startFollowUp, .askRedirectHandler: break
                 }
             }
             #expect(starts <= 1, "\(trace)")
@@ -312,7 +313,7 @@ struct RequestStateMachineTests {
     @Test("finishing twice traps")
     func finishTwiceTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.cancel()
             _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
             _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
@@ -322,7 +323,7 @@ struct RequestStateMachineTests {
     @Test("a retry decision nobody asked for traps")
     func unaskedDecisionTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.resume()
             _ = machine.retryDecided(retry: 0)
         }
@@ -331,7 +332,7 @@ struct RequestStateMachineTests {
     @Test("a transport end before any exchange traps")
     func endBeforeStartTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.resume()
             _ = machine.transportEnded()
         }
