@@ -6,6 +6,9 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Synchronization
 import Testing

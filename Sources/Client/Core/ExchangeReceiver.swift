@@ -18,13 +18,14 @@ import FoundationEssentials
 //   body:          follow-up route ─────────────▶ content decoder ─▶ sink ─▶ progress ─▶ monitors
 //   end:                                          content decoder ─▶ Request.exchangeEnded
 //
-//   cache            Core/Request+Cache.swift          a 304 to our revalidation stands for the stored response
-//   follow-up route  Features/Redirects/FollowUpRoute  deliver, discard, or hold the body for a redirect handler
-//   cookies          Features/Cookies/Session+Cookies  Set-Cookie of every head, a redirect's too
+//   cache            Features/Cache/Request+Cache          a 304 to our revalidation stands for the stored response
+//   follow-up route  Features/Redirects/FollowUpRoute      deliver, discard, or hold the body for a redirect handler
+//                    (judged in Features/Redirects/Request+FollowUp)
+//   cookies          Features/Cookies/Session+Cookies      Set-Cookie of every head, a redirect's too
 //   content decoder  Features/ContentCoding/ContentDecodingStage
-//   progress         Core/Request+Progress.swift       the task's byte count (atomic) and the download's progress
+//   progress         Core/Request+Progress.swift           the task's byte count (atomic) and the download's progress
 //   sink             the subclass's didReceive(head:)/didReceiveBody: buffer, file, or stream
-//   monitors         Core/Request+Lifecycle.swift      didReceive response / data for event monitors
+//   monitors         Core/Request+Lifecycle.swift          didReceive response / data for event monitors
 //
 // It reports to `Request` at the head (`headArrived`: the machine's transition and the
 // follow-up's record, one lock) and at the end (`exchangeEnded`). A run of body bytes takes two
