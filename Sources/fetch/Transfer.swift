@@ -306,7 +306,8 @@ final class Transfer: @unchecked Sendable {
     /// The request ended: writes a kept last attempt, closes the output and decides the exit
     /// status.
     private func finish(_ completion: DataStreamRequest.Completion) -> Int32 {
-        if completion.response != nil { effectiveURL = completion.request?.url?.absoluteString }
+        // The last hop's URL: a response's `request` is the request made, across redirects.
+        if let response = completion.response { effectiveURL = (response.url ?? completion.request?.url)?.absoluteString }
         var error = completion.error
         if case .responseValidationFailed(reason: .unacceptableStatusCode)? = error, completion.response != nil {
             // --retry's own validator after the last retry: the response stands.

@@ -37,7 +37,9 @@ enum Verbose {
     static func text(session: Session, response: AFDataResponse<Data>, bodyCount: Int, dataLines: Bool) -> String {
         var out = ""
         let transaction = response.metrics?.transactionMetrics.last
-        let host = response.request?.url?.host(percentEncoded: false) ?? ""
+        // The last transaction's request: a response's `request` is the request made, across redirects.
+        let lastRequest = transaction?.request ?? response.request
+        let host = lastRequest?.url?.host(percentEncoded: false) ?? ""
         if let transaction, let ip = transaction.remoteAddress, let port = transaction.remotePort {
             if transaction.isReusedConnection {
                 out += "* Re-using existing connection #0 with host \(host)\n"
@@ -49,7 +51,7 @@ enum Verbose {
                 out += "* SSL connection using \(version) / \(transaction.negotiatedTLSCipherSuiteName ?? "")\n"
             }
         }
-        if transaction?.requestStartDate != nil, let request = response.request, let head = session.serializedRequestHead(for: request) {
+        if transaction?.requestStartDate != nil, let request = lastRequest, let head = session.serializedRequestHead(for: request) {
             var lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
             lines.removeLast()  // after the blank line's CR LF
             for line in lines { out += "> \(line)\r\n" }

@@ -34,7 +34,10 @@ extension ClientIntegrationTests {
             let response = await session.request(base + path).validate().serializingDecodable(Echo.self).response
             let echo = try response.result.get()
             #expect(echo.url.hasSuffix("/get"))
-            #expect(response.request?.url?.path == "/get")
+            // As Alamofire: `request` is the request made; the last hop's is its transaction's.
+            #expect(response.request?.url?.path == path)
+            #expect(response.response?.url?.path == "/get")
+            #expect(response.metrics?.transactionMetrics.last?.request.url?.path == "/get")
             #expect(response.response?.statusCode == 200)
         }
 
@@ -60,7 +63,8 @@ extension ClientIntegrationTests {
             let response = await session.request(base + "/redirect-to?url=\(target)&status_code=302", method: .post, parameters: ["k": "v"])
                 .validate().serializingDecodable(Echo.self).response
             #expect(try response.result.get().url.hasSuffix("/get"))
-            #expect(response.request?.httpMethod == "GET")
+            #expect(response.request?.httpMethod == "POST", "the request made")
+            #expect(response.metrics?.transactionMetrics.last?.request.httpMethod == "GET")
         }
 
         @Test("Basic and Digest challenges are answered", arguments: ["/basic-auth/u/p", "/digest-auth/auth/u/p/MD5", "/digest-auth/auth/u/p/SHA-256"])

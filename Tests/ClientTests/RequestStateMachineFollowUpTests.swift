@@ -6,12 +6,12 @@ import Testing
 
 @Suite("RequestStateMachine follow-ups")
 struct RequestStateMachineFollowUpTests {
-    typealias Machine = RequestStateMachine<Int, String>
+    typealias Machine = RequestStateMachine<Int, String, String>
     typealias Action = Machine.Action
 
     /// One input event of a follow-up row.
     enum Event: Sendable, CustomStringConvertible {
-        case resume, created(Int), head(Machine.HeadKind), ended(failed: Bool), cancel, redirectDecided(Bool), recorded
+        case resume, created(Int), head(Machine.HeadKind), ended(failed: Bool), cancel, redirectDecided(String?), recorded
         var description: String {
             switch self {
             case .resume: "resume"
@@ -19,7 +19,7 @@ struct RequestStateMachineFollowUpTests {
             case .head(let kind): "head(\(kind))"
             case .ended(let failed): failed ? "ended(failed)" : "ended"
             case .cancel: "cancel"
-            case .redirectDecided(let follow): "redirectDecided(\(follow))"
+            case .redirectDecided(let follow): "redirectDecided(\(follow ?? "nil"))"
             case .recorded: "recorded"
             }
         }
@@ -27,7 +27,8 @@ struct RequestStateMachineFollowUpTests {
             switch self {
             case .resume: machine.resume()
             case .created(let id): machine.exchangeCreated(id)
-            case .head(let kind): machine.transportHeadReceived(kind)
+            // The head's own answer (record or ignore) has its own table (`headAnswers`).
+            case .head(let kind): { _ = machine.transportHeadReceived(kind); return .none }()
             case .ended(let failed): machine.transportEnded(failed: failed)
             case .cancel: machine.cancel()
             case .redirectDecided(let follow): machine.redirectDecided(follow: follow)
@@ -47,49 +48,49 @@ struct RequestStateMachineFollowUpTests {
     static let rows: [Row] = [
         Row(name: "a decided redirect drains, then starts the next exchange", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.decided), .deliverHead, .resumed), (.ended(failed: false), .startFollowUp, .resumed),
-            (.created(2), .executeExchange(2), .resumed), (.head(.final), .deliverHead, .resumed),
+            (.head(.decided("next")), .none, .resumed), (.ended(failed: false), .startFollowUp("next"), .resumed),
+            (.created(2), .executeExchange(2), .resumed), (.head(.final), .none, .resumed),
             (.ended(failed: false), .complete, .resumed), (.recorded, .runHandlers([]), .finished),
         ], followUps: 1),
         Row(name: "a draining exchange that fails ends the request with its error", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.decided), .deliverHead, .resumed), (.ended(failed: true), .complete, .resumed),
+            (.head(.decided("next")), .none, .resumed), (.ended(failed: true), .complete, .resumed),
         ], followUps: 0),
         Row(name: "cancel while draining cancels the exchange", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.decided), .deliverHead, .resumed), (.cancel, .cancelExchange(1), .cancelled),
+            (.head(.decided("next")), .none, .resumed), (.cancel, .cancelExchange(1), .cancelled),
             (.ended(failed: true), .complete, .cancelled), (.recorded, .runHandlers([]), .cancelled),
         ], followUps: 0),
         Row(name: "an undecided redirect asks the handler once the response ended; follow", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
-            (.redirectDecided(true), .startFollowUp, .resumed), (.created(2), .executeExchange(2), .resumed),
+            (.head(.undecided("next")), .none, .resumed), (.ended(failed: false), .askRedirectHandler("next"), .resumed),
+            (.redirectDecided("chosen"), .startFollowUp("chosen"), .resumed), (.created(2), .executeExchange(2), .resumed),
         ], followUps: 1),
         Row(name: "the handler says no: the redirect response is delivered", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
-            (.redirectDecided(false), .complete, .resumed), (.recorded, .runHandlers([]), .finished),
+            (.head(.undecided("next")), .none, .resumed), (.ended(failed: false), .askRedirectHandler("next"), .resumed),
+            (.redirectDecided(nil), .complete, .resumed), (.recorded, .runHandlers([]), .finished),
         ], followUps: 0),
         Row(name: "cancel while the handler decides: its answer finishes the request cancelled", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: false), .askRedirectHandler, .resumed),
-            (.cancel, .none, .cancelled), (.redirectDecided(true), .complete, .cancelled),
+            (.head(.undecided("next")), .none, .resumed), (.ended(failed: false), .askRedirectHandler("next"), .resumed),
+            (.cancel, .none, .cancelled), (.redirectDecided("chosen"), .complete, .cancelled),
             (.recorded, .runHandlers([]), .cancelled),
         ], followUps: 0),
         Row(name: "an undecided redirect whose exchange fails completes without asking", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.undecided), .deliverHead, .resumed), (.ended(failed: true), .complete, .resumed),
+            (.head(.undecided("next")), .none, .resumed), (.ended(failed: true), .complete, .resumed),
         ], followUps: 0),
         Row(name: "cancel during an undecided redirect's body cancels the exchange", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.undecided), .deliverHead, .resumed), (.cancel, .cancelExchange(1), .cancelled),
+            (.head(.undecided("next")), .none, .resumed), (.cancel, .cancelExchange(1), .cancelled),
             (.ended(failed: false), .complete, .cancelled),
         ], followUps: 0),
         Row(name: "a redirect chain: two decided hops", steps: [
             (.resume, .startExchange, .resumed), (.created(1), .executeExchange(1), .resumed),
-            (.head(.decided), .deliverHead, .resumed), (.ended(failed: false), .startFollowUp, .resumed),
-            (.created(2), .executeExchange(2), .resumed), (.head(.decided), .deliverHead, .resumed),
-            (.ended(failed: false), .startFollowUp, .resumed), (.created(3), .executeExchange(3), .resumed),
+            (.head(.decided("next")), .none, .resumed), (.ended(failed: false), .startFollowUp("next"), .resumed),
+            (.created(2), .executeExchange(2), .resumed), (.head(.decided("next")), .none, .resumed),
+            (.ended(failed: false), .startFollowUp("next"), .resumed), (.created(3), .executeExchange(3), .resumed),
         ], followUps: 2),
     ]
 
@@ -135,10 +136,10 @@ struct RequestStateMachineFollowUpTests {
                 if generator.next() % 6 == 0 { choices.append(.cancel) }
                 if startPending { choices.append(.created(nextID)) }
                 if running != nil, !headSeen {
-                    choices += [.head(.final), .head(.decided), .head(.undecided), .ended(failed: true)]
+                    choices += [.head(.final), .head(.decided("next")), .head(.undecided("next")), .ended(failed: true)]
                 }
                 if running != nil, headSeen { choices += [.ended(failed: false), .ended(failed: generator.next() % 5 == 0)] }
-                if asked { choices.append(.redirectDecided(generator.next() % 2 == 0)) }
+                if asked { choices.append(.redirectDecided(generator.next() % 2 == 0 ? "chosen" : nil)) }
                 if completing { choices.append(.recorded) }
                 guard !choices.isEmpty else { Issue.record("stuck: \(trace)"); break }
                 let event = choices[Int(generator.next() % UInt64(choices.count))]
@@ -161,11 +162,45 @@ struct RequestStateMachineFollowUpTests {
         }
     }
 
+    /// The head's own answer: recorded while the exchange runs, whatever its kind; ignored once
+    /// a cancel is on its way (nothing is recorded, the end follows). No action comes of either:
+    /// `Request.perform` has no head case to trap on.
+    @Test("a head is recorded while running, ignored while cancelling", arguments: ["final", "decided", "undecided"])
+    func headAnswers(_ kind: String) {
+        let head: Machine.HeadKind = kind == "final" ? .final : kind == "decided" ? .decided("next") : .undecided("next")
+        var running = Machine()
+        _ = running.resume()
+        _ = running.exchangeCreated(1)
+        #expect(running.transportHeadReceived(head) == .record)
+        var cancelling = Machine()
+        _ = cancelling.resume()
+        _ = cancelling.exchangeCreated(1)
+        #expect(cancelling.cancel() == .cancelExchange(1))
+        #expect(cancelling.transportHeadReceived(head) == .ignore)
+        #expect(cancelling.transportEnded(failed: true) == .complete)
+        #expect(cancelling.publicState == .cancelled)
+    }
+
+    /// The follow-up's request travels in the states: the action that starts the next exchange
+    /// carries the request the head decided, or the one the redirect handler chose.
+    @Test("the next request travels from the head to the start")
+    func nextRequestTravels() {
+        var machine = Machine()
+        _ = machine.resume()
+        _ = machine.exchangeCreated(1)
+        _ = machine.transportHeadReceived(.undecided("rules' choice"))
+        #expect(machine.transportEnded(failed: false) == .askRedirectHandler("rules' choice"))
+        #expect(machine.redirectDecided(follow: "handler's choice") == .startFollowUp("handler's choice"))
+        _ = machine.exchangeCreated(2)
+        _ = machine.transportHeadReceived(.decided("challenge answer"))
+        #expect(machine.transportEnded(failed: false) == .startFollowUp("challenge answer"))
+    }
+
     @Test("redirectDecided outside awaitingRedirectHandler traps")
     func decidedTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
-            _ = machine.redirectDecided(follow: true)
+            var machine = RequestStateMachine<Int, String, String>()
+            _ = machine.redirectDecided(follow: "next")
         }
     }
 }

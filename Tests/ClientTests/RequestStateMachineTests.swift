@@ -9,14 +9,14 @@ import LariatTestSupport
 import Testing
 @testable import Client
 
-extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable {
+extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable, FollowUp: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
-        case (.none, .none), (.startExchange, .startExchange), (.deliverHead, .deliverHead), (.complete, .complete),
+        case (.none, .none), (.startExchange, .startExchange), (.complete, .complete),
              (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),
-             (.startFollowUp, .startFollowUp), (.askRedirectHandler, .askRedirectHandler),
              (.reportTaskSuspended, .reportTaskSuspended): return true
         case (.pauseExchange(let a), .pauseExchange(let b)), (.resumeExchange(let a), .resumeExchange(let b)): return a == b
+        case (.startFollowUp(let a), .startFollowUp(let b)), (.askRedirectHandler(let a), .askRedirectHandler(let b)): return a == b
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
         case (.runHandlers(let a), .runHandlers(let b)): return a == b
@@ -27,7 +27,7 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
 
 @Suite("RequestStateMachine")
 struct RequestStateMachineTests {
-    typealias Machine = RequestStateMachine<Int, String>
+    typealias Machine = RequestStateMachine<Int, String, String>
     typealias Action = Machine.Action
 
     /// One input event.
@@ -67,7 +67,8 @@ struct RequestStateMachineTests {
             case .cancel: machine.cancel()
             case .created(let id): machine.exchangeCreated(id)
             case .startFailed: machine.startFailed()
-            case .head: machine.transportHeadReceived()
+            // The head's own answer (record or ignore) has its own table (`headAnswers`).
+            case .head: { _ = machine.transportHeadReceived(); return .none }()
             case .ended: machine.transportEnded()
             case .handler(let name): machine.handlerAppended(name)
             case .finished: machine.outcomeRecorded(failed: false, hasRetrier: false)
@@ -91,7 +92,7 @@ struct RequestStateMachineTests {
         // The happy path: resume, build, run, head, end, finish.
         Case(name: "happy path", steps: [
             (.handler("a"), .none), (.resume, .startExchange), (.created(1), .executeExchange(1)),
-            (.head, .deliverHead), (.ended, .complete), (.finished, .runHandlers(["a"])),
+            (.head, .none), (.ended, .complete), (.finished, .runHandlers(["a"])),
         ], final: .finished),
         // A handler added after the end runs at once.
         Case(name: "late handler runs at once", steps: [
@@ -117,7 +118,7 @@ struct RequestStateMachineTests {
         // Suspend while running pauses the exchange's reading; resume reads again.
         Case(name: "suspend while running pauses reading", steps: [
             (.resume, .startExchange), (.created(1), .executeExchange(1)), (.suspend, .pauseExchange(1)), (.suspend, .none),
-            (.head, .deliverHead), (.resume, .resumeExchange(1)), (.resume, .none), (.ended, .complete),
+            (.head, .none), (.resume, .resumeExchange(1)), (.resume, .none), (.ended, .complete),
         ], final: .resumed),
         // An exchange that ends while suspended is held: the request finishes only on resume.
         Case(name: "end while suspended waits for resume", steps: [
@@ -352,7 +353,7 @@ struct RequestStateMachineTests {
                 case .runHandlers(let handlers):
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
-                case .none, .cancelExchange, .deliverHead, .startFollowUp, .askRedirectHandler, .reportTaskSuspended, .pauseExchange,
+                case .none, .cancelExchange, .startFollowUp, .askRedirectHandler, .reportTaskSuspended, .pauseExchange,
                      .resumeExchange: break
                 }
             }
@@ -367,7 +368,7 @@ struct RequestStateMachineTests {
     @Test("finishing twice traps")
     func finishTwiceTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.cancel()
             _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
             _ = machine.outcomeRecorded(failed: false, hasRetrier: false)
@@ -377,7 +378,7 @@ struct RequestStateMachineTests {
     @Test("a retry decision nobody asked for traps")
     func unaskedDecisionTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.resume()
             _ = machine.retryDecided(retry: 0)
         }
@@ -386,7 +387,7 @@ struct RequestStateMachineTests {
     @Test("a transport end before any exchange traps")
     func endBeforeStartTraps() async {
         await #expect(processExitsWith: .failure) {
-            var machine = RequestStateMachine<Int, String>()
+            var machine = RequestStateMachine<Int, String, String>()
             _ = machine.resume()
             _ = machine.transportEnded()
         }

@@ -10,6 +10,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import Testing
 import LariatTestSupport
 @testable import Client
@@ -42,6 +43,31 @@ extension ClientIntegrationTests {
             let data = try #require(response.resumeData, "no resume data for an interrupted resumable download")
             #expect(response.error?.downloadResumeData == data)
             return data
+        }
+
+        @Test("a resumed download's progress spans the whole file: the resumed bytes count, it ends at 1.0")
+        func resumedProgressSpansWholeFile() async throws {
+            let body = pseudoRandomBytes(count: 100_000, seed: 121)
+            let cut = 40_000
+            let server = try ScriptedServer(scripts: .inOrder([
+                [.expectRequest, .send(resumableHead(total: body.count) + body[..<cut]), .sleep(.milliseconds(50)), .close],
+                [.expectRequest, .send(partialHead(body, from: cut) + body[cut...])],
+            ]))
+            defer { server.stop() }
+            let data = try await interruptedDownload(server, body: body)
+            let seen = Mutex<[(completed: Int64, total: Int64)]>([])
+            let request = session.download(resumingWith: data)
+                .downloadProgress(queue: DispatchQueue(label: "progress")) { progress in
+                    seen.withLock { $0.append((progress.completedUnitCount, progress.totalUnitCount)) }
+                }
+            let resumed = await request.serializingDownloadedFileURL().response
+            let file = try #require(resumed.value, "\(resumed.result)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(request.downloadProgress.totalUnitCount == Int64(body.count))
+            #expect(request.downloadProgress.completedUnitCount == Int64(body.count))
+            #expect(request.downloadProgress.fractionCompleted == 1.0)
+            let values = seen.withLock { $0 }
+            #expect(values.allSatisfy { $0.completed >= Int64(cut) && $0.total == Int64(body.count) }, "\(values)")
         }
 
         @Test("a body cut at a known offset, then resumed: Range and If-Range sent, the file byte-exact")

@@ -111,14 +111,16 @@ public class DataRequest: Request, @unchecked Sendable {
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
-        appendResponseHandler { [self] _ in
+        // Through the serialization queue like every serializer, so handlers complete in the order
+        // they were added: this cheap one must not overtake an earlier, slower serializer.
+        appendResponseHandler { [self] _ in serializationQueue.async { [self] in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
             let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
             if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
             queue.async { completionHandler(value) }
-        }
+        } }
         return self
     }
 
@@ -232,7 +234,8 @@ public class DataRequest: Request, @unchecked Sendable {
 }
 
 /// The body collected so far; appended on the connection's loop, read from any thread.
-final class BodyBuffer: Sendable {
+/// Stored inline in its request (noncopyable): no allocation of its own per request.
+struct BodyBuffer: ~Copyable, Sendable {
     private let storage = Mutex<Data?>(nil)
     /// At most this much is reserved up front from a response's Content-Length: the server
     /// chooses that number, so it must not choose our allocation without bound (reserving only maps
@@ -262,8 +265,9 @@ final class BodyBuffer: Sendable {
     var count: Int { storage.withLock { $0?.count ?? 0 } }
 }
 
-/// Validation closures in the order added.
-final class ValidatorList: Sendable {
+/// Validation closures in the order added; stored inline in its request (noncopyable): no
+/// allocation of its own per request.
+struct ValidatorList: ~Copyable, Sendable {
     private let storage = Mutex<[DataRequest.Validation]>([])
     func append(_ validation: @escaping DataRequest.Validation) { storage.withLock { $0.append(validation) } }
     var all: [DataRequest.Validation] { storage.withLock { $0 } }

@@ -16,7 +16,9 @@ extension DownloadRequest {
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
-        appendResponseHandler { [self] _ in
+        // Through the serialization queue like every serializer, so handlers complete in the order
+        // they were added: this cheap one must not overtake an earlier, slower serializer.
+        appendResponseHandler { [self] _ in serializationQueue.async { [self] in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let fileURL = self.fileURL
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
@@ -24,7 +26,7 @@ extension DownloadRequest {
                                          metrics: metrics, serializationDuration: 0, result: result)
             if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
             queue.async { completionHandler(value) }
-        }
+        } }
         return self
     }
 

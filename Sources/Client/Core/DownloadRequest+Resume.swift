@@ -97,6 +97,11 @@ extension DownloadRequest {
             resumption.state.withLock { $0.baseOffset = resumingFrom.offset }
             let total = headers["Content-Range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } } ?? -1
             reportResumed(atOffset: Int64(resumingFrom.offset), expectedTotal: total)
+            // Progress spans the whole file, as URLSession's for a resumed download: the bytes
+            // already on disk count as done, the total is the representation's length.
+            let remaining = response?.expectedContentLength ?? -1
+            resumeDownloadProgress(atOffset: Int64(resumingFrom.offset),
+                                   total: total >= 0 ? total : remaining >= 0 ? Int64(resumingFrom.offset) + remaining : -1)
         case .restart:
             if let error = sink.truncate() { abort(error, code: .cannotWriteToFile) }
         case .fail(let kind):

@@ -16,9 +16,9 @@ extension Request {
     /// A follow-up is about to be built: reports the redirect (`willPerformHTTPRedirection`
     /// with the request that follows) or the challenge (`didReceive challenge`) that caused it,
     /// for the hop's task. Runs on the request's queue, before the next hop's task exists.
-    func reportFollowUp() {
-        let (pending, response, followUp) = mutable.withLock { ($0.followUp.pending, $0.response, $0.followUp) }
-        guard let pending, let response, let task else { return }
+    func reportFollowUp(_ pending: FollowUp) {
+        let (response, followUp) = mutable.withLock { ($0.response, $0.followUp) }
+        guard let response, let task else { return }
         if response.statusCode == 401 {
             guard let challenge = authenticationChallenge(for: response, followUp: followUp) else { return }
             if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didReceive: challenge) } }
@@ -48,7 +48,7 @@ extension Request {
     /// (`urlSession(_:task:didFinishCollecting:)`, then `request(_:didGatherMetrics:)`).
     func recordMetrics(_ record: TransactionRecord, failed: Bool) {
         var record = record
-        let isHop = !failed && mutable.withLock { $0.followUp.pending != nil }
+        let isHop = !failed && mutable.withLock { $0.machine.isFollowingUp }
         let earlier = lifecycle.state.withLock { state -> [TransactionRecord] in
             record.decodedBodyBytes = state.decodedBodyBytes
             state.decodedBodyBytes = nil

@@ -274,7 +274,7 @@ extension Request {
     }
 
     /// The response head arrived on the current task.
-    func taskReceived(_ response: HTTPURLResponse, expectedLength: Int?) {
+    func taskReceived(_ response: HTTPURLResponse, expectedLength: Int?, task: URLSessionTask?) {
         guard let task else { return }
         task.update {
             $0.response = response
@@ -285,10 +285,8 @@ extension Request {
         }
     }
 
-    /// Body bytes arrived on the current task (on the connection's loop).
-    func taskReceived(_ bytes: UnsafeRawBufferPointer) {
-        guard let task else { return }
-        task.update { $0.bytesReceived += Int64(bytes.count) }
+    /// Body bytes arrived on `task` (on the connection's loop; the receiver counted them).
+    func taskReceived(_ bytes: UnsafeRawBufferPointer, task: URLSessionTask?) {
         guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
         let data = Data(bytes)
         if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) } }

@@ -51,15 +51,27 @@ struct ProgressCounter {
         return made
     }
 
-    /// Records new numbers; returns the object to update and, when a delivery must be queued,
-    /// the handler and queue.
-    mutating func update(completed: Int64, total: Int64?) -> (Progress?, (handler: Request.ProgressHandler, queue: DispatchQueue)?) {
+    /// Records new numbers; returns what to apply outside the lock.
+    mutating func update(completed: Int64, total: Int64?) -> ProgressStep {
         self.completed = completed
         if let total { self.total = total }
-        guard let handler, !deliveryPending else { return (object, nil) }
+        var step = ProgressStep(object: object, total: self.total, completed: completed)
+        guard let handler, !deliveryPending else { return step }
         deliveryPending = true
-        return (object, handler)
+        step.delivery = handler
+        return step
     }
+}
+
+/// Numbers to copy into a `Progress` object outside the lock, and a delivery to queue.
+struct ProgressStep {
+    /// The public object, if one was made.
+    var object: Progress?
+    /// The numbers at the update.
+    var total: Int64 = 0
+    var completed: Int64 = 0
+    /// The handler and queue, when a delivery must be queued.
+    var delivery: (handler: Request.ProgressHandler, queue: DispatchQueue)?
 }
 
 /// Both directions; inside `Request.progress`.
@@ -149,6 +161,15 @@ extension Request {
         object?.totalUnitCount = length.map(Int64.init) ?? -1
     }
 
+    /// A resumed download continues at `offset` of a representation of `total` bytes (`-1`:
+    /// unknown): the bytes already received count as done (after ``expectBody(length:)``).
+    func resumeDownloadProgress(atOffset offset: Int64, total: Int64) {
+        let step = progress.withLock { state in
+            state.download.update(completed: state.download.completed + offset, total: total)
+        }
+        apply(step, .download)
+    }
+
     /// `count` more body bytes arrived.
     func bodyReceived(_ count: Int) {
         let step = progress.withLock { state in
@@ -170,8 +191,8 @@ extension Request {
     /// The exchange ended with a response: an unknown download total becomes what arrived (one
     /// last delivery says 100%).
     func transferEnded() {
-        let step = progress.withLock { state -> (Progress?, (handler: ProgressHandler, queue: DispatchQueue)?) in
-            guard state.download.total < 0, state.download.completed > 0 else { return (nil, nil) }
+        let step = progress.withLock { state -> ProgressStep in
+            guard state.download.total < 0, state.download.completed > 0 else { return ProgressStep() }
             return state.download.update(completed: state.download.completed, total: state.download.completed)
         }
         apply(step, .download)
@@ -193,15 +214,14 @@ extension Request {
     }
 
     /// Copies the numbers into the object (outside the lock: Foundation's `Progress` may notify
-    /// observers) and queues a delivery if `update` asked for one.
-    private func apply(_ step: (Progress?, (handler: ProgressHandler, queue: DispatchQueue)?), _ direction: ProgressDirection) {
-        let (object, delivery) = step
-        if let object {
-            let (total, completed) = progress.withLock { ($0[keyPath: direction.path].total, $0[keyPath: direction.path].completed) }
-            object.totalUnitCount = total
-            object.completedUnitCount = completed
+    /// observers) and queues a delivery if `update` asked for one. Takes no lock: a run of body
+    /// bytes costs one turn of `progress`'s, in `update`.
+    private func apply(_ step: ProgressStep, _ direction: ProgressDirection) {
+        if let object = step.object {
+            object.totalUnitCount = step.total
+            object.completedUnitCount = step.completed
         }
-        guard let (handler, queue) = delivery else { return }
+        guard let (handler, queue) = step.delivery else { return }
         queue.async { [self] in
             let object = progress.withLock { state in
                 state[keyPath: direction.path].deliveryPending = false

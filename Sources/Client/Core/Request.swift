@@ -78,8 +78,15 @@ public class Request: @unchecked Sendable {
     package typealias ResponseHandler = @Sendable (_ onWorker: Bool) -> Void
 
     struct Mutable {
-        var machine = RequestStateMachine<Exchange, ResponseHandler>()
+        var machine = RequestStateMachine<Exchange, ResponseHandler, FollowUp>()
+        /// The request made for the current attempt (after adapters): ``Request/request``, and
+        /// the `request` of every response, across redirects (as Alamofire's `lastRequest`).
         var request: URLRequest?
+        /// The current follow-up exchange's request (a redirect's or a challenge answer's), `nil`
+        /// while the attempt's first exchange runs: the task's `currentRequest` on Apple.
+        var hop: URLRequest?
+        /// The request of the exchange in flight: the hop's, else the attempt's.
+        var inFlight: URLRequest? { hop ?? request }
         var response: HTTPURLResponse?
         var error: AFError?
         var metrics: URLSessionTaskMetrics?
@@ -93,12 +100,13 @@ public class Request: @unchecked Sendable {
         var cache = RequestCacheState()
         /// Redirects and authentication challenges (see `Request+FollowUp.swift`).
         var followUp = FollowUpState()
+        /// The current exchange's receiver: a held redirect is delivered through it once the
+        /// redirect handler declined (`Request+FollowUp.swift`).
+        var receiver: ExchangeReceiver?
     }
     let mutable = Mutex(Mutable())
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
     let lifecycle = RequestLifecycle()
-    /// Where the current exchange's body goes (see `Request+FollowUp.swift`).
-    let route = BodyRoute()
     /// Upload and download progress (`Request+Progress.swift`); its own lock, as it is touched
     /// for every run of body bytes.
     let progress = Mutex(RequestProgress())
@@ -111,8 +119,6 @@ public class Request: @unchecked Sendable {
         case deferred(label: String, target: DispatchQueue)
     }
     private let queue: Mutex<UnderlyingQueue>
-    /// The decoder of a gzip/deflate response body, made by its head (`Request+ContentDecoding.swift`).
-    let contentDecoder = Mutex<ContentDecoder?>(nil)
 
     init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
          underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
@@ -240,7 +246,7 @@ public class Request: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Performs what the state machine decided, outside the lock.
-    func perform(_ action: RequestStateMachine<Exchange, ResponseHandler>.Action, onWorker: Bool = false) {
+    func perform(_ action: RequestStateMachine<Exchange, ResponseHandler, FollowUp>.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
         case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
@@ -249,14 +255,13 @@ public class Request: @unchecked Sendable {
         case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
         case .resumeExchange(let exchange): didResumeTask(); if pausesReadingOnSuspend { exchange.resumeReading() }
         case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
-        case .deliverHead: preconditionFailure("deliverHead answers only transportHeadReceived")
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
         case .restartExchange: if isMonitored { emit { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
-        case .startFollowUp: startFollowUp()
-        case .askRedirectHandler: askRedirectHandler()
+        case .startFollowUp(let next): startFollowUp(next)
+        case .askRedirectHandler(let next): askRedirectHandler(next)
         }
     }
 
@@ -285,7 +290,7 @@ public class Request: @unchecked Sendable {
         // Recorded before adapting: a failed adaptation leaves the request it was given visible
         // (RetryPolicy reads its method).
         let (firstStart, own) = mutable.withLock { state in
-            state.request = urlRequest
+            (state.request, state.hop) = (urlRequest, nil)
             if state.followUp.originalRequest == nil { state.followUp.originalRequest = urlRequest }
             // A retry is a new task for URLSession: its own 16 redirects and its own challenge answer.
             state.followUp.startOver()
@@ -295,6 +300,9 @@ public class Request: @unchecked Sendable {
         guard let adapter = session.adapter(combining: own) else {
             return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
         }
+        // As Alamofire: `requests` holds the request as made, then the adapted one
+        // (`didCreateURLRequest` appends the latter), so `firstRequest` is the unadapted one.
+        lifecycle.state.withLock { $0.requests.append(urlRequest) }
         let requestToAdapt = urlRequest
         // Adapters are user code: they run on the request's queue, not on the thread that
         // called `resume()` (nor a connection's loop, for a retry), as Alamofire's run on its
@@ -318,7 +326,9 @@ public class Request: @unchecked Sendable {
     /// Builds the exchange for the (adapted) URLRequest and reports it to the machine;
     /// `isRecorded`: `urlRequest` is already the request's `request` (nothing adapted it), so
     /// the common path takes the lock once.
-    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool) {
+    /// `isFollowUp`: a redirect's or a challenge answer's exchange, which creates no URLRequest
+    /// of the request's own (URLSession's hops never reach Alamofire's `requests` either).
+    private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool, isFollowUp: Bool = false) {
         var urlRequest = urlRequest
         switch cacheBeforeSend(urlRequest) {
         case .network(let sending): urlRequest = sending
@@ -327,7 +337,7 @@ public class Request: @unchecked Sendable {
             return startFailed(.sessionTaskFailed(error: URLError(.resourceUnavailable, userInfo: urlRequest.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])))
         }
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
-        didCreateURLRequest(urlRequest)
+        if !isFollowUp { didCreateURLRequest(urlRequest) }
         (self as? UploadRequest)?.didCreateUploadable()
         var transport: TransportRequest
         do {
@@ -336,29 +346,25 @@ public class Request: @unchecked Sendable {
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
-        // Every transport event takes this one path into the request, synchronously on the
-        // thread that reports it: the head, the body and the end of a running exchange all come
-        // from its connection's loop, in order; a failure before any connection (refused,
-        // cancelled while queued, TLS setup) comes alone from the pool's thread. The state
-        // machine decides what each event means. (The end used to hop to `underlyingQueue`
-        // while the head stayed on the loop: two paths, and one thread wake-up per request.)
-        // The route sends body bytes to the request, or discards them while a redirect or a
-        // challenge's answer waits (`Request+FollowUp.swift`).
-        route.reset()
-        let exchange = Exchange(request: transport, handler: { [weak self] event in
-            self?.transportEvent(event)
-        }, bodyHandler: { [weak self] bytes in
-            guard let self else { return }
-            if !route.isDiscarding { taskReceived(bytes); receiveBody(bytes); return bodyReceived(bytes.count) }
-            if route.drain(bytes) { mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool) }
+        // Every transport event takes one path into the request, synchronously on the thread
+        // that reports it: the exchange's receiver (`ExchangeReceiver.swift`), which runs the
+        // response stages in one fixed order and reports here at the head and at the end. The
+        // head, the body and the end of a running exchange all come from its connection's loop,
+        // in order; a failure before any connection comes alone from the pool's thread.
+        let task = didCreateTask(for: urlRequest)
+        let receiver = ExchangeReceiver(request: self, task: task)
+        let exchange = Exchange(request: transport, receiver: receiver)
+        // A request suspended meanwhile holds the exchange unsent: the machine answers
+        // `reportTaskSuspended`.
+        perform(mutable.withLock { state in
+            state.receiver = receiver
+            return state.machine.exchangeCreated(exchange)
         })
-        _ = didCreateTask(for: urlRequest)
-        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
 
     /// Sends a follow-up's request (see `Request+FollowUp.swift`).
     func sendFollowUp(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline) {
-        send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
+        send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true, isFollowUp: true)
     }
 
     /// Ends a follow-up whose request could not be built.
@@ -371,42 +377,20 @@ public class Request: @unchecked Sendable {
         })
     }
 
-    /// The one entry for the transport's events; see `start()`.
-    private func transportEvent(_ event: TransportEvent) {
-        let (summary, failure): (TransportSummary?, TransportError?)
-        switch event {
-        case .head(let head):
-            // A redirect or a 401 may call for another exchange (`Request+FollowUp.swift`).
-            let judgement = judge(head)
-            let action = mutable.withLock { state in
-                let action = state.machine.transportHeadReceived(judgement.kind)
-                if case .deliverHead = action { recordJudgement(judgement, into: &state) }
-                return action
-            }
-            guard case .deliverHead = action else { return }
-            if judgement.kind == .decided || judgement.error != nil {
-                route.discard()  // set before this returns: the body follows on this thread
-                record(head: head)
-            } else if judgement.kind == .undecided {
-                // Held until the user's handler answered; delivered only if it declines.
-                route.hold(head)
-                record(head: head)
-            } else {
-                prepareContentDecoding(for: head)
-                deliverHeadThroughCache(head)
-                expectBody(length: head.contentLength)
-                if let response { taskReceived(response, expectedLength: head.contentLength) }
-            }
-            return
-        case .bodySent(let sent, let total):
-            return bodySent(sent, of: total)
-        case .end(let done): (summary, failure) = (done, nil)
-        case .failure(let error, let partial) where error.kind == .cancelled && route.isAbandoned:
-            // Closed by us: a follow-up's body was too long to drain. The follow-up goes on.
-            (summary, failure) = (partial, nil)
-        case .failure(let error, let partial): (summary, failure) = (partial, error)
+    /// The receiver's report at the head, after the cache stage: a redirect or a 401 may call
+    /// for another exchange (`Request+FollowUp.swift`). Returns where the body goes, `nil` when
+    /// the request was cancelled meanwhile (nothing is recorded; the end follows).
+    func headArrived(_ head: TransportResponseHead) -> FollowUpRoute.Mode? {
+        let decision = judge(head)
+        return mutable.withLock { state -> FollowUpRoute.Mode? in
+            guard state.machine.transportHeadReceived(decision.kind) == .record else { return nil }
+            recordDecision(decision, into: &state)
+            return decision.route
         }
-        finishContentDecoding(complete: failure == nil)
+    }
+
+    /// The receiver's report at the end of the exchange (its body decoded and checked).
+    func exchangeEnded(summary: TransportSummary?, failure: TransportError?) {
         record(summary: summary, failure: failure)
         if failure == nil { transferEnded() }
         taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
@@ -423,6 +407,19 @@ public class Request: @unchecked Sendable {
         }
     }
 
+    /// Stops the exchange on the wire (a follow-up's body too long to drain); its end follows.
+    func cancelActiveExchange() {
+        mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool)
+    }
+
+    /// Records `error` unless an earlier one is recorded.
+    func recordError(_ error: AFError) {
+        mutable.withLock { $0.error = $0.error ?? error }
+    }
+
+    /// The request of the exchange in flight (a follow-up's hop, else ``request``).
+    var inFlightRequest: URLRequest? { mutable.withLock { $0.inFlight } }
+
     /// Finishes the exchange: the subclass's last step, validators, then either every waiting
     /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
@@ -437,23 +434,21 @@ public class Request: @unchecked Sendable {
         }, onWorker: onWorker)
     }
 
-    /// Records the response head. Every hop's head passes here, a redirect's drained one too.
-    // MERGE: cookies-retry — store Set-Cookie here so a redirect response's cookies reach the next
-    // hop, which is built through `Session.transportRequest` like the first.
+    /// Records the response head. Every hop's head passes here, a redirect's drained one too
+    /// (its cookies were stored by the receiver's cookie stage just before).
     func record(head: TransportResponseHead) {
-        guard let urlRequest = request, let url = urlRequest.url else { return }
+        guard let url = mutable.withLock({ $0.inFlight?.url }) else { return }
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.fields.count)
         for field in head.fields { headers.appendField(name: field.name, value: field.value) }
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers,
                                        reasonPhrase: head.reason)
-        session.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
         mutable.withLock { $0.response = response }
     }
 
     /// Records the outcome of the exchange.
     private func record(summary: TransportSummary?, failure: TransportError?) {
-        let (request, response) = mutable.withLock { ($0.request, $0.response) }
+        let (request, response) = mutable.withLock { ($0.inFlight, $0.response) }
         if let summary, let request { recordMetrics(TransactionRecord(request: request, response: response, summary: summary), failed: failure != nil) }
         if let failure {
             let afError: AFError
@@ -471,7 +466,7 @@ public class Request: @unchecked Sendable {
     /// Stops the exchange on the wire without cancelling the request (a download's local file
     /// failure): `error` is recorded first, so it is what the handlers see.
     func abortExchange(with error: (URLRequest?) -> AFError) {
-        let afError = error(request)
+        let afError = error(mutable.withLock { $0.inFlight })
         let exchange = mutable.withLock { state -> Exchange? in
             state.error = state.error ?? afError
             return state.machine.activeExchange

@@ -61,13 +61,17 @@
 // same request, built from the recorded next URLRequest, without adapters, as URLSession's own
 // hops):
 //
-//   running ──headReceived(.decided)──▶ drainingForFollowUp ──transportEnded(ok)──▶ starting (followUpCount + 1)
-//   (.resumed)                           (.resumed; the body is discarded, capped)   action startFollowUp
-//      │ headReceived(.undecided)            │ transportEnded(failed) ──▶ completing
-//      ▼                                     │ cancel ──▶ cancelling
-//   runningRedirect ──transportEnded(ok)──▶ awaitingRedirectHandler ──redirectDecided(follow)──▶ starting
-//   (.resumed; the body is kept: it is     (.resumed)                  redirectDecided(deliver) ──▶ completing
-//    the response if the handler says no)     │ cancel ──▶ awaitingRedirectHandler(cancelled) ──redirectDecided──▶ completing(cancelled)
+//   running ──headReceived(.decided(next))──▶ drainingForFollowUp(next) ──transportEnded(ok)──▶ starting (followUpCount + 1)
+//   (.resumed)                                 (.resumed; the body is discarded, capped)    action startFollowUp(next)
+//      │ headReceived(.undecided(next))            │ transportEnded(failed) ──▶ completing
+//      ▼                                           │ cancel ──▶ cancelling
+//   runningRedirect(next) ──transportEnded(ok)──▶ awaitingRedirectHandler(next) ──redirectDecided(follow)──▶ starting
+//   (.resumed; the body is kept: it is           (.resumed) action askRedirectHandler(next)
+//    the response if the handler says no)           │ redirectDecided(nil) ──▶ completing
+//                                                   │ cancel ──▶ awaitingRedirectHandler(cancelled) ──redirectDecided──▶ completing(cancelled)
+//
+// The next exchange's request (`FollowUp`) travels in the state cases and the actions: there is
+// no "pending" field beside the machine to fall out of step with it.
 //
 // `.decided`: the follow-up is known from the head alone (no redirect handler or a fixed
 // `Redirector`, or a challenge answered with a credential), so the body is never delivered.
@@ -76,7 +80,8 @@
 // Generic over the exchange and handler types so the table tests need no sockets.
 
 /// The lifecycle of one request; see the file comment for states and transitions.
-struct RequestStateMachine<Exchange, Handler> {
+/// `FollowUp` is what a follow-up's next exchange is built from (`Request`'s `FollowUp`).
+struct RequestStateMachine<Exchange, Handler, FollowUp> {
     private enum State {
         /// Created, never resumed. Exits: resume → starting; suspend → suspendedBeforeStart;
         /// cancel → completing(cancelled).
@@ -91,15 +96,15 @@ struct RequestStateMachine<Exchange, Handler> {
         /// A follow-up is decided from the head; the response body is being discarded.
         /// Exits: transportEnded(ok) → starting; transportEnded(failed) → completing;
         /// cancel → cancelling.
-        case drainingForFollowUp(Exchange)
+        case drainingForFollowUp(Exchange, next: FollowUp)
         /// A redirect arrived that a user's handler decides once the response ended; the body is
         /// kept. Exits: transportEnded(ok) → awaitingRedirectHandler; transportEnded(failed) →
         /// completing; cancel → cancelling.
-        case runningRedirect(Exchange)
-        /// The redirect handler is deciding (user code, outside the lock). `cancelled`: a cancel
-        /// arrived meanwhile, so the request finishes whatever it says.
+        case runningRedirect(Exchange, next: FollowUp)
+        /// The redirect handler is deciding about `next` (user code, outside the lock).
+        /// `cancelled`: a cancel arrived meanwhile, so the request finishes whatever it says.
         /// Exits: redirectDecided → starting or completing.
-        case awaitingRedirectHandler(cancelled: Bool)
+        case awaitingRedirectHandler(next: FollowUp, cancelled: Bool)
         /// Built eagerly at creation, not resumed (shows `.initialized`).
         /// Exits: exchangeCreated → prepared; startFailed → completing; resume → starting;
         /// suspend → starting(suspended: true); cancel → cancelledWhileStarting.
@@ -160,8 +165,6 @@ struct RequestStateMachine<Exchange, Handler> {
         case reportTaskSuspended
         /// Tell the exchange to stop; its terminal event follows.
         case cancelExchange(Exchange)
-        /// Record the head (and prepare for the body).
-        case deliverHead
         /// Record the outcome, run validators, then report ``outcomeRecorded(failed:hasRetrier:)``.
         case complete
         /// Ask the retrier about the recorded error, then report ``retryDecided(retry:)``.
@@ -173,21 +176,30 @@ struct RequestStateMachine<Exchange, Handler> {
         case restartExchange
         /// Run these response handlers, in order.
         case runHandlers([Handler])
-        /// Build the recorded follow-up request's exchange (no adapters), then report
-        /// ``exchangeCreated(_:)`` or ``startFailed()``.
-        case startFollowUp
-        /// Ask the redirect handler about the recorded redirect, then report ``redirectDecided(follow:)``.
-        case askRedirectHandler
+        /// Build the follow-up's exchange (no adapters), then report ``exchangeCreated(_:)`` or
+        /// ``startFailed()``.
+        case startFollowUp(FollowUp)
+        /// Ask the redirect handler about this redirect (the held response's), then report
+        /// ``redirectDecided(follow:)``.
+        case askRedirectHandler(FollowUp)
     }
 
     /// What a response head means for the exchange, as the request judged it.
-    enum HeadKind: Equatable {
+    enum HeadKind {
         /// A response to deliver (the common case).
         case final
         /// A follow-up is decided: discard the body, then start it.
-        case decided
+        case decided(FollowUp)
         /// A redirect a user's handler decides once the response ended.
-        case undecided
+        case undecided(FollowUp)
+    }
+
+    /// What to do with a head, answering ``transportHeadReceived(_:)``.
+    enum HeadAction: Equatable {
+        /// Record the head and route its body as judged.
+        case record
+        /// Drop it: the request was cancelled meanwhile, and the end follows.
+        case ignore
     }
 
     private var state = State.initialized
@@ -206,10 +218,10 @@ struct RequestStateMachine<Exchange, Handler> {
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended:
             return .suspended
         case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry,
-             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(cancelled: false):
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(_, cancelled: false):
             return .resumed
         case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true), .finished(cancelled: true),
-             .awaitingRedirectHandler(cancelled: true):
+             .awaitingRedirectHandler(_, cancelled: true):
             return .cancelled
         case .finished(cancelled: false): return .finished
         }
@@ -221,10 +233,19 @@ struct RequestStateMachine<Exchange, Handler> {
     /// The exchange on the wire, if one is (running or being cancelled).
     var activeExchange: Exchange? {
         switch state {
-        case .running(let exchange), .cancelling(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange),
+        case .running(let exchange), .cancelling(let exchange), .drainingForFollowUp(let exchange, _), .runningRedirect(let exchange, _),
              .suspendedRunning(let exchange):
             return exchange
         default: return nil
+        }
+    }
+
+    /// Whether the exchange on the wire is a hop a follow-up continues (its head called for
+    /// another exchange, decided or for a redirect handler to decide).
+    var isFollowingUp: Bool {
+        switch state {
+        case .drainingForFollowUp, .runningRedirect: true
+        default: false
         }
     }
 
@@ -298,12 +319,12 @@ struct RequestStateMachine<Exchange, Handler> {
             // The starter finishes the request when it reports back.
             state = .cancelledWhileStarting
             return .none
-        case .running(let exchange), .drainingForFollowUp(let exchange), .runningRedirect(let exchange), .suspendedRunning(let exchange):
+        case .running(let exchange), .drainingForFollowUp(let exchange, _), .runningRedirect(let exchange, _), .suspendedRunning(let exchange):
             state = .cancelling(exchange)
             return .cancelExchange(exchange)
-        case .awaitingRedirectHandler(cancelled: false):
+        case .awaitingRedirectHandler(let next, cancelled: false):
             // The handler's answer finishes the request; it cannot start another exchange now.
-            state = .awaitingRedirectHandler(cancelled: true)
+            state = .awaitingRedirectHandler(next: next, cancelled: true)
             return .none
         case .awaitingRetrier(cancelled: false):
             // The retrier's answer finishes the request; it cannot start another exchange now.
@@ -314,7 +335,7 @@ struct RequestStateMachine<Exchange, Handler> {
             state = .completing(cancelled: true)
             return .complete
         case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true), .finished,
-             .awaitingRedirectHandler(cancelled: true):
+             .awaitingRedirectHandler(_, cancelled: true):
             // Cancel racing completion: the transport's end got here first, so the response
             // stands and the cancel does nothing (as Alamofire's cancel of a finished request).
             return .none
@@ -367,17 +388,17 @@ struct RequestStateMachine<Exchange, Handler> {
     // MARK: Transport events
 
     /// The response head arrived; `kind` is what the request judged it to be (see ``HeadKind``).
-    mutating func transportHeadReceived(_ kind: HeadKind = .final) -> Action {
+    mutating func transportHeadReceived(_ kind: HeadKind = .final) -> HeadAction {
         switch state {
         case .running(let exchange), .suspendedRunning(let exchange):
             switch kind {
             case .final: break
-            case .decided: state = .drainingForFollowUp(exchange)
-            case .undecided: state = .runningRedirect(exchange)
+            case .decided(let next): state = .drainingForFollowUp(exchange, next: next)
+            case .undecided(let next): state = .runningRedirect(exchange, next: next)
             }
-            return .deliverHead
+            return .record
         case .cancelling:
-            return .none  // Cancelled meanwhile: the head is not recorded; the end follows.
+            return .ignore  // Cancelled meanwhile: the head is not recorded; the end follows.
         default:
             preconditionFailure("response head in state \(state): heads come only from a running exchange")
         }
@@ -393,13 +414,13 @@ struct RequestStateMachine<Exchange, Handler> {
         case .suspendedRunning:
             state = .endedWhileSuspended
             return .none
-        case .drainingForFollowUp where !failed:
+        case .drainingForFollowUp(_, let next) where !failed:
             followUpCount += 1
             state = .starting(suspended: false)
-            return .startFollowUp
-        case .runningRedirect where !failed:
-            state = .awaitingRedirectHandler(cancelled: false)
-            return .askRedirectHandler
+            return .startFollowUp(next)
+        case .runningRedirect(_, let next) where !failed:
+            state = .awaitingRedirectHandler(next: next, cancelled: false)
+            return .askRedirectHandler(next)
         case .drainingForFollowUp, .runningRedirect:
             state = .completing(cancelled: false)
             return .complete
@@ -453,19 +474,19 @@ struct RequestStateMachine<Exchange, Handler> {
         }
     }
 
-    /// The redirect handler answered: `follow` when it returned a request (recorded by the
-    /// request before reporting), `false` to deliver the redirect response.
-    mutating func redirectDecided(follow: Bool) -> Action {
-        guard case .awaitingRedirectHandler(let cancelled) = state else {
+    /// The redirect handler answered: `follow` is the request's next exchange when it returned a
+    /// request, `nil` to deliver the redirect response.
+    mutating func redirectDecided(follow next: FollowUp?) -> Action {
+        guard case .awaitingRedirectHandler(_, let cancelled) = state else {
             preconditionFailure("redirectDecided in state \(state): only the redirect handler's one answer reports it")
         }
-        guard follow, !cancelled else {
+        guard let next, !cancelled else {
             state = .completing(cancelled: cancelled)
             return .complete
         }
         followUpCount += 1
         state = .starting(suspended: false)
-        return .startFollowUp
+        return .startFollowUp(next)
     }
 
     private mutating func finish(cancelled: Bool) -> Action {
@@ -476,4 +497,5 @@ struct RequestStateMachine<Exchange, Handler> {
     }
 }
 
-extension RequestStateMachine.Action: Sendable where Exchange: Sendable, Handler: Sendable {}
+extension RequestStateMachine.Action: Sendable where Exchange: Sendable, Handler: Sendable, FollowUp: Sendable {}
+extension RequestStateMachine.HeadKind: Sendable where FollowUp: Sendable {}

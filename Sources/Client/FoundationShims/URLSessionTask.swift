@@ -31,7 +31,6 @@ open class URLSessionTask: @unchecked Sendable {
         var currentRequest: URLRequest?
         var response: URLResponse?
         var error: (any Error)?
-        var bytesReceived: Int64 = 0
         var bytesSent: Int64 = 0
         var bytesExpectedToReceive: Int64 = -1
         var bytesExpectedToSend: Int64 = 0
@@ -43,6 +42,9 @@ open class URLSessionTask: @unchecked Sendable {
     /// The request the task was created with.
     public let originalRequest: URLRequest?
     private let progress: Mutex<Progress>
+    /// Body bytes received: written by the exchange's receiver for every run of body bytes,
+    /// so an atomic rather than a turn of `progress`'s lock.
+    private let bytesReceived = Atomic<Int64>(0)
     /// The request that owns the task: its cancel/suspend/resume.
     weak var owner: Request?
 
@@ -65,7 +67,7 @@ open class URLSessionTask: @unchecked Sendable {
     /// The error the task failed with, if it did (`URLError.cancelled` for a cancelled task).
     public var error: (any Error)? { progress.withLock { $0.error } }
     /// Body bytes received so far.
-    public var countOfBytesReceived: Int64 { progress.withLock { $0.bytesReceived } }
+    public var countOfBytesReceived: Int64 { bytesReceived.load(ordering: .relaxed) }
     /// Body bytes sent (known once the exchange ended; the in-memory body's size until then is in
     /// ``countOfBytesExpectedToSend``).
     public var countOfBytesSent: Int64 { progress.withLock { $0.bytesSent } }
@@ -104,6 +106,8 @@ open class URLSessionTask: @unchecked Sendable {
 
     /// Updates the task's state.
     func update(_ change: (inout Progress) -> Void) { progress.withLock { change(&$0) } }
+    /// Sets the count of body bytes received (the exchange's receiver, on the connection's loop).
+    func recordBytesReceived(_ count: Int64) { bytesReceived.store(count, ordering: .relaxed) }
 }
 
 /// Stand-in for Foundation's `URLSessionDataTask`: a ``DataRequest``'s attempt.

@@ -17,7 +17,8 @@ extension Request {
 }
 
 /// The `onHTTPResponse` handler of a ``DataRequest`` (the last one set).
-final class HTTPResponseHandlerSlot: Sendable {
+/// Stored inline in its request (noncopyable): no allocation of its own per request.
+struct HTTPResponseHandlerSlot: ~Copyable, Sendable {
     typealias Handler = @Sendable (HTTPURLResponse, @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
     private let handler = Mutex<Handler?>(nil)
 

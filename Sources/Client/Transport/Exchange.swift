@@ -19,6 +19,28 @@ import FoundationEssentials
 import Synchronization
 import EventLoop
 
+/// Receives one exchange's events on the thread that reports them: the head, body runs and the
+/// end of a running exchange from its connection's loop, in order; a failure before any
+/// connection from the pool's thread. One object per exchange (the request's
+/// `ExchangeReceiver`): no closure contexts per exchange.
+protocol ExchangeEventReceiver: AnyObject, Sendable {
+    /// The head, upload progress, or the end or failure.
+    func exchangeEvent(_ event: TransportEvent)
+    /// A run of body bytes, borrowed from the receive buffer for the call only.
+    func exchangeBody(_ bytes: UnsafeRawBufferPointer)
+}
+
+/// Adapts two closures to ``ExchangeEventReceiver`` (tests, and callers with no receiver type).
+private final class ClosureEventReceiver: ExchangeEventReceiver {
+    let handler: @Sendable (TransportEvent) -> Void
+    let bodyHandler: @Sendable (UnsafeRawBufferPointer) -> Void
+    init(_ handler: @escaping @Sendable (TransportEvent) -> Void, _ bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        (self.handler, self.bodyHandler) = (handler, bodyHandler)
+    }
+    func exchangeEvent(_ event: TransportEvent) { handler(event) }
+    func exchangeBody(_ bytes: UnsafeRawBufferPointer) { bodyHandler(bytes) }
+}
+
 final class Exchange: @unchecked Sendable {
     /// Where the exchange is. Cancellation no longer reads it: the pool's state machine tracks
     /// queued, connecting and running per request ID (`ConnectionPool.cancel`). What matters
@@ -42,9 +64,11 @@ final class Exchange: @unchecked Sendable {
     /// The exchange's ID in the pool.
     let id: Int
     let request: TransportRequest
-    private let handler: @Sendable (TransportEvent) -> Void
-    private let bodyHandler: @Sendable (UnsafeRawBufferPointer) -> Void
+    private let receiver: any ExchangeEventReceiver
     private let phase = Mutex<(phase: Phase, cancelled: Bool)>((.created, false))
+    /// `phase` is `.completed`: read without the lock for every head and body run (set under
+    /// it, once, before the terminal event is delivered).
+    private let completed = Atomic<Bool>(false)
 
     /// Timestamps; see the file comment for confinement.
     var timings = TransportTimings()
@@ -63,12 +87,18 @@ final class Exchange: @unchecked Sendable {
     ///   - bodyHandler: Gets each run of body bytes on the connection's loop, borrowed from the
     ///     receive buffer for the call only: copy what you keep. No `Data` is made per chunk, so a
     ///     body is copied once, into wherever the request keeps it.
-    init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
-         bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+    convenience init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
+                     bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        self.init(request: request, receiver: ClosureEventReceiver(handler, bodyHandler))
+    }
+
+    /// - Parameters:
+    ///   - request: What to send.
+    ///   - receiver: Gets the head, body runs (borrowed for the call), then the end or failure.
+    init(request: TransportRequest, receiver: any ExchangeEventReceiver) {
         self.id = Self.nextID.add(1, ordering: .relaxed).newValue
         self.request = request
-        self.handler = handler
-        self.bodyHandler = bodyHandler
+        self.receiver = receiver
     }
 
     /// Whether cancel() was called.
@@ -92,14 +122,14 @@ final class Exchange: @unchecked Sendable {
 
     /// Delivers the head.
     func deliver(_ event: TransportEvent) {
-        if case .completed = phase.withLock({ $0.phase }) { return }
-        handler(event)
+        if completed.load(ordering: .acquiring) { return }
+        receiver.exchangeEvent(event)
     }
 
     /// Hands body bytes to the body handler (borrowed for the call).
     func deliverBody(_ bytes: UnsafeRawBufferPointer) {
-        if case .completed = phase.withLock({ $0.phase }) { return }
-        bodyHandler(bytes)
+        if completed.load(ordering: .acquiring) { return }
+        receiver.exchangeBody(bytes)
     }
 
     /// Delivers the terminal event exactly once.
@@ -107,9 +137,10 @@ final class Exchange: @unchecked Sendable {
         let first = phase.withLock { state -> Bool in
             if case .completed = state.phase { return false }
             state.phase = .completed
+            completed.store(true, ordering: .releasing)
             return true
         }
-        if first { handler(event) }
+        if first { receiver.exchangeEvent(event) }
     }
 
     /// Cancels from any thread: sets the flag, then lets the pool end the exchange wherever it

@@ -7,9 +7,10 @@ import FoundationEssentials
 // The two hooks that put cookies on the request path, both per exchange so that each redirect
 // hop sends the cookies for its own URL and stores what its response sets:
 // - `Session.transportRequest` asks `cookieFieldValue(for:url:)` for the `Cookie` field;
-// - `Request.record(head:)` hands every response head to `storeCookies(from:for:request:)`.
-// Both hooks read the URL of the exchange in flight. `record(head:)` takes it from the request's
-// current URLRequest: a follow-up makes the hop the request's `request` before sending it
+// - the cookie stage of `ExchangeReceiver` (`Request.storeCookies(from:)`) hands every response
+//   head to `storeCookies(from:for:request:)`.
+// Both hooks read the URL of the exchange in flight. The stage takes it from the request's
+// in-flight URLRequest: a follow-up records the hop as that request before sending it
 // (`Request.startFollowUp`), so each hop's cookies are stored for its own URL
 // (CookieSessionTests.setCookieOnFollowedRedirect).
 // A `Cookie` field the user set on the URLRequest is sent as is on every hop (URLSession's rule
@@ -52,5 +53,14 @@ extension URLSessionConfiguration.Settings {
         }
         guard !cookies.isEmpty else { return }
         storage.store(cookies, for: url, mainDocumentURL: request.mainDocumentURL, policy: httpCookieAcceptPolicy)
+    }
+}
+
+extension Request {
+    /// The cookie stage of `ExchangeReceiver`: stores what `head` sets, for the URL of the
+    /// exchange in flight (a redirect's head included, so its cookies reach the next hop).
+    func storeCookies(from head: TransportResponseHead) {
+        guard let urlRequest = inFlightRequest, let url = urlRequest.url else { return }
+        session.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
     }
 }

@@ -14,7 +14,7 @@ import Wire
 //              fresh hit ─▶ the exchange is answered from the cache (serveFromCache), no I/O
 //              stale hit with a validator ─▶ If-None-Match / If-Modified-Since added
 //              miss under .returnCacheDataDontLoad ─▶ URLError.resourceUnavailable
-//   head ──▶ deliverHeadThroughCache: a 304 to our conditional request becomes the stored
+//   head ──▶ cacheView(of:), the first stage of `ExchangeReceiver`: a 304 to our conditional request becomes the stored
 //            response with the 304's fields merged in (RFC 9111 §4.3.4), its body fed in
 //   end  ──▶ storeInCache: a storable response (CacheFreshness.isStorable) goes through the
 //            request's or session's CachedResponseHandler into the cache; one to a request that
@@ -24,18 +24,35 @@ import Wire
 struct RequestCacheState {
     /// `cacheResponse(using:)`'s handler.
     var handler: (any CachedResponseHandler)?
-    /// The stored response the current exchange answers with, without I/O.
-    var serving: CachedURLResponse?
-    /// The stored response a conditional request is revalidating.
-    var revalidating: CachedURLResponse?
-    /// The response came from the cache (served, or a 304 merged): store only the refresh.
-    var fromCache = false
+    /// How the current exchange uses the cache.
+    var use = CacheUse.network
     /// The current exchange carries a `Cookie` field (the request's own, or the cookie
     /// storage's): its response is stored only as RFC 9111 §3.5 allows `Authorization`'s.
     var sendsCookie = false
     /// When the current exchange's request was sent and its head arrived (seconds since 1970).
     var requestTime = 0.0
     var responseTime = 0.0
+}
+
+/// How an exchange uses the cache; one value, so "served" and "revalidating" cannot both hold.
+enum CacheUse {
+    /// From the network; the response may be stored if the rules allow.
+    case network
+    /// Answered with this stored response, without I/O; nothing is stored again.
+    case serving(CachedURLResponse)
+    /// A conditional request revalidates this stored response: a 304 refreshes it, anything
+    /// else is a new response.
+    case revalidating(CachedURLResponse)
+    /// A 304 refreshed the stored response, which is the response: only the refresh is stored.
+    case revalidated
+
+    /// Whether the response came from the cache (served, or a 304 merged into the stored one).
+    var isFromCache: Bool {
+        switch self {
+        case .serving, .revalidated: true
+        case .network, .revalidating: false
+        }
+    }
 }
 
 /// What the cache says before an exchange.
@@ -83,7 +100,7 @@ extension Request {
         let sendsCookie = request.headers.value(for: "Cookie") != nil
             || request.url.map { session.settings.cookieFieldValue(for: request, url: $0) != nil } == true
         mutable.withLock { state in
-            (state.cache.serving, state.cache.revalidating, state.cache.fromCache) = (nil, nil, false)
+            state.cache.use = .network
             (state.cache.requestTime, state.cache.sendsCookie) = (now, sendsCookie)
         }
         let policy = policy(of: request)
@@ -104,7 +121,7 @@ extension Request {
                                             requestTime: stored.requestTime, responseTime: stored.responseTime, now: now) == .fresh
         }
         if serve {
-            mutable.withLock { $0.cache.serving = stored; $0.cache.fromCache = true }
+            mutable.withLock { $0.cache.use = .serving(stored) }
             return .serve(stored)
         }
         // Stale: revalidate with the stored validators, unless the caller sent conditions of its own.
@@ -115,14 +132,14 @@ extension Request {
         guard !callerConditions, etag != nil || lastModified != nil else { return .network(request) }
         if let etag { conditional.headers.update(name: "If-None-Match", value: etag) }
         if let lastModified { conditional.headers.update(name: "If-Modified-Since", value: lastModified) }
-        mutable.withLock { $0.cache.revalidating = stored }
+        mutable.withLock { $0.cache.use = .revalidating(stored) }
         return .network(conditional)
     }
 
     /// Answers `exchange` from the stored response chosen by ``cacheBeforeSend(_:)``, on this
     /// thread, as the transport would: head, body, end. Returns false when there is none.
     func serveFromCache(_ exchange: Exchange) -> Bool {
-        guard let stored = mutable.withLock({ $0.cache.serving }) else { return false }
+        guard case .serving(let stored) = mutable.withLock({ $0.cache.use }) else { return false }
         let head = stored.response
         var fields: [(name: String, value: String)] = []
         for field in head.headers { fields.append((field.name, field.value)) }
@@ -133,18 +150,19 @@ extension Request {
         return true
     }
 
-    /// Hands the head to the request; a 304 answering our revalidation becomes the stored
-    /// response refreshed with the 304's fields, and its stored body follows.
-    func deliverHeadThroughCache(_ head: TransportResponseHead) {
-        guard session.urlCache != nil, self is DataRequest else { return didReceive(head: head) }
+    /// The cache stage of `ExchangeReceiver`: the head the request sees, and a body to deliver
+    /// with it. A 304 answering our revalidation becomes the stored response refreshed with the
+    /// 304's fields, its stored body following; any other head is itself, with no body.
+    func cacheView(of head: TransportResponseHead) -> (head: TransportResponseHead, storedBody: Data?) {
+        guard session.urlCache != nil, self is DataRequest else { return (head, nil) }
         let now = Date().timeIntervalSince1970
         let revalidating = mutable.withLock { state -> CachedURLResponse? in
             state.cache.responseTime = now
-            return state.cache.revalidating
+            guard head.status == 304, case .revalidating(let stored) = state.cache.use else { return nil }
+            state.cache.use = .revalidated
+            return stored
         }
-        guard let revalidating, head.status == 304, mutable.withLock({ $0.cache.serving == nil }) else {
-            return didReceive(head: head)
-        }
+        guard let revalidating else { return (head, nil) }
         // RFC 9111 §3.2: the 304's fields replace the stored ones, framing and hop-by-hop excepted.
         let excluded: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade"]
         var merged = revalidating.response.headers
@@ -153,10 +171,9 @@ extension Request {
         }
         var fields: [(name: String, value: String)] = []
         for field in merged { fields.append((field.name, field.value)) }
-        mutable.withLock { $0.cache.fromCache = true }
-        didReceive(head: TransportResponseHead(status: revalidating.response.statusCode, version: head.version, reason: "",
-                                               fields: fields, contentLength: revalidating.data.count))
-        revalidating.data.withUnsafeBytes { didReceiveBody($0) }
+        let stored = TransportResponseHead(status: revalidating.response.statusCode, version: head.version, reason: "",
+                                           fields: fields, contentLength: revalidating.data.count)
+        return (stored, revalidating.data)
     }
 
     /// What the exchange offers the cache: the response with its body, bound to the request,
@@ -164,10 +181,11 @@ extension Request {
     /// cache, failed, served from the cache, or not storable under RFC 9111).
     private func cacheProposal() -> (proposed: CachedURLResponse, request: URLRequest, cache: URLCache, state: RequestCacheState)? {
         guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return nil }
-        let (request, response, failed, cacheState) = mutable.withLock { ($0.request, $0.response, $0.error != nil, $0.cache) }
-        guard !failed, let request, let response, let cache = cache(for: request), cacheState.serving == nil else { return nil }
+        let (request, response, failed, cacheState) = mutable.withLock { ($0.inFlight, $0.response, $0.error != nil, $0.cache) }
+        guard !failed, let request, let response, let cache = cache(for: request) else { return nil }
+        if case .serving = cacheState.use { return nil }
         let body = (self as? DataRequest)?.data ?? Data()
-        if !cacheState.fromCache {
+        if !cacheState.use.isFromCache {
             // A server answers many users: a response to a request that carried credentials
             // (Authorization, or a Cookie, the storage's included) is stored only when it says
             // it may be shared (`CacheFreshness.isStorable`, RFC 9111 §3.5).
@@ -196,7 +214,7 @@ extension Request {
         let (proposed, request, cache, cacheState) = proposal
         let response = proposed.response
         // A response with no freshness and no validator could never be served: not kept.
-        guard cacheState.fromCache || CacheFreshness.isWorthStoring(response.headers) else { return }
+        guard cacheState.use.isFromCache || CacheFreshness.isWorthStoring(response.headers) else { return }
         guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
             return cache.storeCachedResponse(proposed, for: request)
         }

@@ -8,7 +8,8 @@ import Synchronization
 
 // Redirects and authentication challenges: a response head that calls for another exchange of
 // the same request. `judge(_:)` decides from the head (pure rules in `RedirectRules` and
-// `HTTPAuthentication`), `RequestStateMachine` sequences the hop, and these perform it: the
+// `HTTPAuthentication`) and names it in a `FollowUpDecision`, `RequestStateMachine` sequences the
+// hop (the next request travels in its states and actions), and these perform it: the
 // next exchange is built from the recorded URLRequest through `Session.transportRequest` (so
 // cookies from the redirect response apply), with the request's resource deadline, a fresh idle
 // timeout, and no adapters (URLSession's own hops never reach Alamofire's adapters either).
@@ -32,22 +33,47 @@ struct FollowUpState {
     var challengesAnswered = 0
     /// Whether the one extra answer for `stale=true` was used.
     var staleAnswered = false
-    /// The next exchange's request, decided and not yet started.
-    var pending: Pending?
 
-    /// Forgets the counts and any pending hop: a retry starts a new chain.
+    /// Forgets the counts: a retry starts a new chain.
     mutating func startOver() {
-        (redirectCount, challengesAnswered, staleAnswered, pending, firstURL) = (0, 0, false, nil, nil)
+        (redirectCount, challengesAnswered, staleAnswered, firstURL) = (0, 0, false, nil)
     }
+}
 
-    /// A decided (or to-be-decided) next request.
-    struct Pending {
-        /// The request URLSession's rules (or the challenge answer) give.
-        var request: URLRequest
-        /// Whether the body is sent again, so an upload's body is rebuilt from its source.
-        var keepsBody: Bool
-        /// The handler still to ask, for an undecided redirect.
-        var handler: (any RedirectHandler)?
+/// A decided (or to-be-decided) next exchange of a request: a redirect's or a challenge's
+/// answer. Carried by `RequestStateMachine`'s follow-up states and actions.
+struct FollowUp: Sendable {
+    /// The request URLSession's rules (or the challenge answer) give.
+    var request: URLRequest
+    /// Whether the body is sent again, so an upload's body is rebuilt from its source.
+    var keepsBody: Bool
+    /// The handler still to ask, for an undecided redirect.
+    var handler: (any RedirectHandler)?
+}
+
+/// What a response head means for a request, as `Request.judge(_:)` decides from the head alone.
+struct FollowUpDecision {
+    /// The head's kind for the state machine, carrying the next exchange for a follow-up.
+    var kind: RequestStateMachine<Exchange, Request.ResponseHandler, FollowUp>.HeadKind
+    /// A failure to record (a bad redirect, too many redirects): the head is recorded, its body
+    /// dropped, and the request ends with the error.
+    var error: AFError?
+    /// A decided redirect counts toward the limit; a decided challenge answer counts as answered.
+    var countsRedirect: Bool
+
+    /// The head is the response.
+    static let deliver = FollowUpDecision(kind: .final, error: nil, countsRedirect: false)
+
+    /// The head is the response, and the request fails with `error`.
+    static func fail(_ error: AFError) -> FollowUpDecision { FollowUpDecision(kind: .final, error: error, countsRedirect: false) }
+
+    /// Where the exchange's body goes.
+    var route: FollowUpRoute.Mode {
+        switch kind {
+        case .final: error == nil ? .deliver : .discard
+        case .decided: .discard
+        case .undecided: .hold
+        }
     }
 }
 
@@ -74,69 +100,6 @@ package struct CredentialScope: Sendable, Equatable {
 
     /// Whether a challenge for `method` is answered.
     func answers(_ method: String) -> Bool { methods.isEmpty || methods.contains(method) }
-}
-
-/// Where the current exchange's body bytes go: to the request, discarded while a decided
-/// follow-up waits, or held (with the head) while a user's redirect handler has not answered.
-/// Written and read on the connection's loop (the head, then the body, in order) and reset when
-/// the next exchange is built, after the last one ended; atomics so the bytes' path needs no
-/// lock (the held hop has its own, taken only on that path). Stored inline in `Request`
-/// (noncopyable): no allocation per exchange.
-struct BodyRoute: ~Copyable, Sendable {
-    private let discarding = Atomic<Bool>(false)
-    private let drained = Atomic<Int>(0)
-    private let abandoned = Atomic<Bool>(false)
-    private let held = Mutex<HeldHop?>(nil)
-
-    /// A redirect's head and body kept from the consumer until the handler answered, as
-    /// URLSession asks `willPerformHTTPRedirection` before delivering any of the 3xx: delivered
-    /// only if the handler declines.
-    struct HeldHop: Sendable {
-        /// The redirect's head.
-        var head: TransportResponseHead
-        /// Its body so far, at most ``BodyRoute/maxDrainedBytes``.
-        var body: [Data] = []
-    }
-
-    /// Most body bytes read and discarded before a follow-up: 64 KiB (redirect and 401 bodies
-    /// are short HTML). Past it the connection is closed rather than read further.
-    static let maxDrainedBytes = 64 * 1024
-
-    /// Whether bytes are discarded.
-    var isDiscarding: Bool { discarding.load(ordering: .relaxed) }
-    /// Whether the request closed the exchange because the body was too long to drain.
-    var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
-    /// Discards the rest of the body.
-    func discard() { discarding.store(true, ordering: .relaxed) }
-    /// Holds `head` and the body that follows (up to the cap) instead of delivering them.
-    func hold(_ head: TransportResponseHead) {
-        held.withLock { $0 = HeldHop(head: head) }
-        discard()
-    }
-    /// Delivers bytes again, for a new exchange (the last one has ended).
-    func reset() {
-        discarding.store(false, ordering: .relaxed)
-        drained.store(0, ordering: .relaxed)
-        abandoned.store(false, ordering: .relaxed)
-        held.withLock { $0 = nil }
-    }
-    /// Counts discarded bytes, keeping them when a hop is held; returns true once when the cap is
-    /// passed (close the exchange; a held body is then incomplete).
-    func drain(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let total = drained.add(bytes.count, ordering: .relaxed).newValue
-        guard total > Self.maxDrainedBytes else {
-            held.withLock { hop in hop?.body.append(Data(bytes)) }
-            return false
-        }
-        return !abandoned.exchange(true, ordering: .relaxed)
-    }
-    /// Takes the held hop, if any; `complete` is false when its body passed the cap.
-    func takeHeld() -> (hop: HeldHop, complete: Bool)? {
-        held.withLock { hop in
-            defer { hop = nil }
-            return hop.map { ($0, !isAbandoned) }
-        }
-    }
 }
 
 extension Request {
@@ -211,35 +174,34 @@ extension Request {
 
     // MARK: Judging a head
 
-    /// What a response head means: a response to deliver, or a follow-up (with the pending
+    /// What a response head means: a response to deliver, or a follow-up (with its next
     /// request), or a failure to record. Runs on the connection's loop; only user-free work.
-    func judge(_ head: TransportResponseHead) -> (kind: RequestStateMachine<Exchange, ResponseHandler>.HeadKind,
-                                                  pending: FollowUpState.Pending?, error: AFError?, countsRedirect: Bool) {
+    func judge(_ head: TransportResponseHead) -> FollowUpDecision {
         let status = head.status
-        guard status == 401 || RedirectRules.redirectStatuses.contains(status) else { return (.final, nil, nil, false) }
-        let (request, followUp) = mutable.withLock { ($0.request, $0.followUp) }
-        guard let request else { return (.final, nil, nil, false) }
+        guard status == 401 || RedirectRules.redirectStatuses.contains(status) else { return .deliver }
+        let (request, followUp) = mutable.withLock { ($0.inFlight, $0.followUp) }
+        guard let request else { return .deliver }
         if status == 401 {
-            guard let next = challengeAnswer(head, request: request, followUp: followUp) else { return (.final, nil, nil, false) }
-            return (.decided, FollowUpState.Pending(request: next, keepsBody: true), nil, false)
+            guard let next = challengeAnswer(head, request: request, followUp: followUp) else { return .deliver }
+            return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: true)), error: nil, countsRedirect: false)
         }
         let location = head.fields.first { $0.name.lowercased() == "location" }?.value
         switch RedirectRules.next(status: status, location: location, current: request) {
         case .notRedirect:
-            return (.final, nil, nil, false)
+            return .deliver
         case .failure(let code):
-            return (.final, nil, .sessionTaskFailed(error: URLError(code)), false)
+            return .fail(.sessionTaskFailed(error: URLError(code)))
         case .follow(let next, let keepsBody):
             let limit = session.configuration.httpMaximumRedirects
-            guard followUp.redirectCount < limit else {
-                return (.final, nil, .sessionTaskFailed(error: URLError(.httpTooManyRedirects)), false)
-            }
+            guard followUp.redirectCount < limit else { return .fail(.sessionTaskFailed(error: URLError(.httpTooManyRedirects))) }
             let handler = followUp.redirectHandler ?? session.redirectHandler
             let fixed: Bool? = handler.map { ($0 as? Redirector)?.fixedAnswer } ?? true
             switch fixed {
-            case true?: return (.decided, FollowUpState.Pending(request: next, keepsBody: keepsBody), nil, true)
-            case false?: return (.final, nil, nil, false)
-            case nil: return (.undecided, FollowUpState.Pending(request: next, keepsBody: keepsBody, handler: handler), nil, false)
+            case true?: return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: keepsBody)), error: nil, countsRedirect: true)
+            case false?: return .deliver
+            case nil:
+                return FollowUpDecision(kind: .undecided(FollowUp(request: next, keepsBody: keepsBody, handler: handler)),
+                                        error: nil, countsRedirect: false)
             }
         }
     }
@@ -291,14 +253,11 @@ extension Request {
         return (strongest, space(strongest), nil)
     }
 
-    /// Records the judged head's follow-up under the lock, with the machine's transition.
-    func recordJudgement(_ judgement: (kind: RequestStateMachine<Exchange, ResponseHandler>.HeadKind,
-                                       pending: FollowUpState.Pending?, error: AFError?, countsRedirect: Bool),
-                         into state: inout Mutable) {
-        state.followUp.pending = judgement.pending
-        if let error = judgement.error { state.error = state.error ?? error }
-        guard judgement.kind == .decided else { return }
-        if judgement.countsRedirect {
+    /// Records the judged head's counts under the lock, with the machine's transition.
+    func recordDecision(_ decision: FollowUpDecision, into state: inout Mutable) {
+        if let error = decision.error { state.error = state.error ?? error }
+        guard case .decided = decision.kind else { return }
+        if decision.countsRedirect {
             state.followUp.redirectCount += 1
         } else {
             if state.followUp.challengesAnswered == 1 { state.followUp.staleAnswered = true }
@@ -308,19 +267,16 @@ extension Request {
 
     // MARK: Performing a follow-up
 
-    /// Builds the pending follow-up's exchange on the request's queue (an upload's body is
-    /// rebuilt from its source there, and the last body is forgotten).
-    func startFollowUp() {
+    /// Builds the follow-up's exchange on the request's queue (an upload's body is rebuilt from
+    /// its source there, and the last body is forgotten).
+    func startFollowUp(_ pending: FollowUp) {
         underlyingQueue.async { [self] in
-            reportFollowUp()
+            reportFollowUp(pending)
             prepareForFollowUp()
-            let (pending, firstStart) = mutable.withLock { state in
-                let pending = state.followUp.pending
-                state.followUp.pending = nil
-                (state.error, state.response) = (nil, nil)
-                return (pending, state.firstStart ?? .now())
+            let firstStart = mutable.withLock { state in
+                (state.error, state.response, state.receiver) = (nil, nil, nil)
+                return state.firstStart ?? .now()
             }
-            guard let pending else { preconditionFailure("startFollowUp without a pending request: the head's judgement records it") }
             var next = pending.request
             let uploadBody: RequestBody?
             do {
@@ -330,67 +286,39 @@ extension Request {
             }
             mutable.withLock { state in
                 // The request's own credential stays with the first exchange's origin.
-                if state.followUp.firstURL == nil { state.followUp.firstURL = state.request?.url }
-                state.request = next
+                if state.followUp.firstURL == nil { state.followUp.firstURL = state.inFlight?.url }
+                state.hop = next
             }
             sendFollowUp(next, uploadBody: uploadBody, firstStart: firstStart)
         }
     }
 
-    /// Asks the redirect handler (user code) on the request's queue; its first answer counts.
-    func askRedirectHandler() {
-        let (pending, response) = mutable.withLock { state in (state.followUp.pending, state.response) }
-        guard let pending, let handler = pending.handler, let response, let task else {
-            preconditionFailure("askRedirectHandler without a pending redirect: the head's judgement records it")
-        }
+    /// Asks the redirect handler (user code) about `pending` on the request's queue; its first
+    /// answer counts. Without a handler, a response or a task (never: the machine asks only for
+    /// a held redirect, whose head was recorded), the redirect response is delivered.
+    func askRedirectHandler(_ pending: FollowUp) {
+        let (response, receiver) = mutable.withLock { state in (state.response, state.receiver) }
         let answered = AnswerOnce()
         underlyingQueue.async { [self] in
+            guard let handler = pending.handler, let response, let task else { return redirectAnswered(nil, pending, receiver, answered) }
             handler.task(task, willBeRedirectedTo: pending.request, for: response) { [self] next in
-                guard answered.first() else { return }  // a second call is ignored
-                let (action, cancelled) = mutable.withLock { state in
-                    if let next {
-                        state.followUp.pending = FollowUpState.Pending(request: next, keepsBody: pending.keepsBody)
-                        state.followUp.redirectCount += 1
-                    } else {
-                        state.followUp.pending = nil
-                    }
-                    return (state.machine.redirectDecided(follow: next != nil), state.machine.isCancelled)
-                }
-                if next == nil { redirectDeclined() }
-                // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
-                if next == nil && !cancelled { deliverHeldRedirect() }
-                perform(action, onWorker: true)
+                redirectAnswered(next, pending, receiver, answered)
             }
         }
     }
-}
 
-extension Request {
-    /// The handler declined the held redirect: its head and body reach the request now, as a
-    /// response's would have (decoding, progress, `didReceive(head:)`, the body hooks). A body
-    /// that passed the cap was cut off on the wire: the request fails rather than deliver part.
-    fileprivate func deliverHeldRedirect() {
-        guard let (hop, complete) = route.takeHeld() else { return }
-        guard complete else {
-            let failure = AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum, userInfo: request?.url.map {
-                [NSURLErrorFailingURLErrorKey: $0]
-            } ?? [:]))
-            mutable.withLock { $0.error = $0.error ?? failure }
-            return
+    /// The redirect handler's answer: follow `next`, or deliver the held redirect (`nil`).
+    private func redirectAnswered(_ next: URLRequest?, _ pending: FollowUp, _ receiver: ExchangeReceiver?, _ answered: AnswerOnce) {
+        guard answered.first() else { return }  // a second call is ignored
+        let followUp = next.map { FollowUp(request: $0, keepsBody: pending.keepsBody) }
+        let (action, cancelled) = mutable.withLock { state in
+            if followUp != nil { state.followUp.redirectCount += 1 }
+            return (state.machine.redirectDecided(follow: followUp), state.machine.isCancelled)
         }
-        prepareContentDecoding(for: hop.head)
-        deliverHeadThroughCache(hop.head)
-        expectBody(length: hop.head.contentLength)
-        if let response { taskReceived(response, expectedLength: hop.head.contentLength) }
-        for chunk in hop.body {
-            chunk.withUnsafeBytes { bytes in
-                taskReceived(bytes)
-                receiveBody(bytes)
-            }
-            bodyReceived(chunk.count)
-        }
-        finishContentDecoding(complete: true)
-        transferEnded()
+        if next == nil { redirectDeclined() }
+        // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
+        if next == nil && !cancelled { receiver?.deliverHeld(self) }
+        perform(action, onWorker: true)
     }
 }
 
