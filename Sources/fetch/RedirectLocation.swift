@@ -4,6 +4,8 @@
 // bytes past ASCII as %xx. A %XX already there is kept as it is (Client's URL(string:
 // relativeTo:) resolution encoded `%41` in a query again, as %2541).
 
+import Client
+
 /// curl's Location resolution.
 enum RedirectLocation {
     /// The URL `location` names, seen from `base` (the URL that answered with it).

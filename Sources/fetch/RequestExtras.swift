@@ -2,6 +2,7 @@
 // --disallow-username-in-url, dot segments (--path-as-is), --url-query, .netrc credentials,
 // --oauth2-bearer, -z/--time-cond and --etag-compare. Called by RequestBuilder; no I/O but
 // reading the files the options name.
+import Client
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
