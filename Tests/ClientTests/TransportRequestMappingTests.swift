@@ -150,13 +150,17 @@ struct TransportRequestMappingTests {
     enum Refusal: Sendable {
         /// `AFError.invalidURL`.
         case invalidURL
+        /// `TransportError` of kind `.unsupportedURL`, which `Session` makes a refused exchange.
+        case unsupported
         /// `AFError.sessionTaskFailed` with this `URLError` code.
         case taskFailed(URLError.Code)
     }
 
     static let refusals: [(String, String?, TimeInterval, Refusal)] = [
         ("no URL at all", nil, 60, .invalidURL),
-        ("a scheme Lariat does not send", "ftp://example.test/", 60, .invalidURL),
+        ("a scheme Lariat does not send", "ftp://example.test/", 60, .unsupported),
+        ("no scheme: a relative reference", "invalid?foo=bar", 60, .unsupported),
+        ("a file URL", "file:///etc/hosts", 60, .unsupported),
         ("an empty host", "http:///path", 60, .invalidURL),
         ("a NUL smuggled into the host", "http://localhost%00.evil.test/", 60, .invalidURL),
         ("a Unix socket path longer than sun_path", "http+unix://%2F" + String(repeating: "a", count: 200) + "/", 60, .invalidURL),
@@ -174,8 +178,17 @@ struct TransportRequestMappingTests {
         }
         switch refusal {
         case .invalidURL: #expect((error as? AFError)?.isInvalidURLError == true, "\(name): \(String(describing: error))")
+        case .unsupported: #expect((error as? TransportError)?.kind == .unsupportedURL, "\(name): \(String(describing: error))")
         case .taskFailed(let code):
             #expect(((error as? AFError)?.underlyingError as? URLError)?.code == code, "\(name): \(String(describing: error))")
         }
+    }
+
+    @Test("Session: an unsupported URL becomes a refused exchange, not an error before the task")
+    func refusedBySession() throws {
+        let request = try Session().transportRequest(for: URLRequest(url: URL(string: "file:///etc/hosts")!))
+        #expect(request.refusal?.kind == .unsupportedURL)
+        #expect(try Session().transportRequest(for: URLRequest(url: URL(string: "http://example.test/")!)).refusal == nil)
+        #expect(Session().serializedRequestHead(for: URLRequest(url: URL(string: "invalid")!)) == nil)
     }
 }

@@ -249,10 +249,18 @@ open class Session: @unchecked Sendable {
     ///     `request.httpBody`.
     ///   - start: When the request started, for the total deadline
     ///     (`timeoutIntervalForResource`); now by default. A retry passes its first start.
-    /// - Throws: What the mapping throws.
+    /// - Returns: The request, or for a URL the transport cannot send (no scheme, `file:`,
+    ///   `ftp:`) a refused one (``TransportRequest/refused(_:)``): the exchange is made and fails
+    ///   at once with `URLError.unsupportedURL`, so the failure is a session-task error with a
+    ///   task, the URLRequest and metrics, as URLSession reports it.
+    /// - Throws: What the mapping throws otherwise.
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
         let cookies = request.url.flatMap { settings.cookieFieldValue(for: request, url: $0) }
-        return try TransportRequest(request, settings: settings, body: uploadBody, cookies: cookies, start: start)
+        do {
+            return try TransportRequest(request, settings: settings, body: uploadBody, cookies: cookies, start: start)
+        } catch let refusal as TransportError {
+            return .refused(refusal)
+        }
     }
 }
 

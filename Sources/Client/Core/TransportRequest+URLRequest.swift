@@ -5,7 +5,7 @@
 // share it and see the same bytes.
 //
 // Concerns, in the order they are applied:
-//   scheme      http, https, http+unix; anything else is refused
+//   scheme      http, https, http+unix; anything else is unsupported (`.unsupportedURL`)
 //   host        percent-decoded, refused if it could smuggle another host, A-labels (IDNA)
 //   Unix socket the decoded host of `http+unix://` is the socket's path; `Host: localhost`
 //   headers     the configuration's `httpAdditionalHeaders` where the request has none
@@ -40,8 +40,11 @@ extension TransportRequest {
     ///     or `nil` for none.
     ///   - start: When the request started, for the total deadline (`timeoutIntervalForResource`);
     ///     a retry passes its first start.
-    /// - Throws: `AFError.invalidURL` for a request without a URL, a scheme other than http,
-    ///   https and http+unix, or a host that is empty or breaks ``HostName``'s rules; `AFError.sessionTaskFailed` with
+    /// - Throws: `TransportError` of kind ``TransportError/Kind/unsupportedURL`` for a URL without
+    ///   a scheme or with one other than http, https and http+unix (URLSession makes a task for
+    ///   such a request and fails it with `URLError.unsupportedURL`: `Session.transportRequest`
+    ///   turns this error into a refused exchange); `AFError.invalidURL` for a request without a
+    ///   URL, or a host that is empty or breaks ``HostName``'s rules; `AFError.sessionTaskFailed` with
     ///   `URLError.timedOut` for a timeout that is zero, negative or NaN (``TimeoutLimit``).
     init(_ urlRequest: URLRequest, settings: URLSessionConfiguration.Settings, body: RequestBody?,
          cookies: String?, start: Deadline) throws {
@@ -92,10 +95,11 @@ extension TransportRequest {
     ///
     /// - Parameter url: The request's URL.
     /// - Returns: `http`, `https` or `http+unix`.
-    /// - Throws: `AFError.invalidURL` for any other scheme or none.
+    /// - Throws: `TransportError` of kind `.unsupportedURL` for any other scheme or none (a
+    ///   relative reference such as `invalid`, `file:`, `ftp:`).
     static func scheme(of url: URL) throws -> String {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" || scheme == "http+unix" else {
-            throw AFError.invalidURL(url: url)
+            throw TransportError(.unsupportedURL, "unsupported URL \(url.absoluteString): Lariat sends http, https and http+unix URLs only")
         }
         return scheme
     }
