@@ -502,6 +502,7 @@ extension TransportError {
         case .malformedResponse: return .badServerResponse
         case .tls: return tlsURLErrorCode
         case .invalidRequest: return .badURL
+        case .unsupportedURL: return .unsupportedURL
         case .requestBodyUnreadable: return .requestBodyStreamExhausted
         case .cancelled: return .cancelled
         case .unreachable: return .notConnectedToInternet

@@ -11,12 +11,12 @@ import Wire
 
 extension Session {
     /// The bytes of the request head this session writes for `request` (request line, fields,
-    /// blank line), or `nil` if the request cannot be sent.
+    /// blank line), or `nil` if the request cannot be sent (a refused request has no head).
     ///
     /// - Parameter request: The request as sent (after adapters), for example `DataResponse.request`.
     /// - Returns: The head's bytes, CRLF line ends included.
     package func serializedRequestHead(for request: URLRequest) -> [UInt8]? {
-        guard let transport = try? transportRequest(for: request) else { return nil }
+        guard let transport = try? transportRequest(for: request), transport.refusal == nil else { return nil }
         return try? RequestSerializer.serialize(transport.head)
     }
 }

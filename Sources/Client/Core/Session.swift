@@ -240,117 +240,26 @@ open class Session: @unchecked Sendable {
 
     // MARK: Mapping to the wire
 
-    /// Turns a URLRequest into what the transport sends: host checked and converted to A-labels,
-    /// default headers added, framing decided, timeouts converted (fields are checked for
-    /// injection by Wire when serialized).
+    /// What the transport sends for `request`: the wire mapping
+    /// (`TransportRequest.init(_:settings:body:cookies:start:)`) with this session's settings
+    /// and the cookies its storage holds for the request's URL.
     /// - Parameters:
     ///   - request: The request.
     ///   - uploadBody: An upload's body (a file streamed from disk, or bytes); `nil` sends
     ///     `request.httpBody`.
     ///   - start: When the request started, for the total deadline
     ///     (`timeoutIntervalForResource`); now by default. A retry passes its first start.
-    /// - Throws: `AFError.invalidURL` for a URL that is not http(s) or whose host breaks
-    ///   ``HostName``'s rules; `AFError.sessionTaskFailed` with `URLError.timedOut` for a timeout
-    ///   that is zero, negative or NaN (``TimeoutLimit``).
+    /// - Returns: The request, or for a URL the transport cannot send (no scheme, `file:`,
+    ///   `ftp:`) a refused one (``TransportRequest/refused(_:)``): the exchange is made and fails
+    ///   at once with `URLError.unsupportedURL`, so the failure is a session-task error with a
+    ///   task, the URLRequest and metrics, as URLSession reports it.
+    /// - Throws: What the mapping throws otherwise.
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
-        guard let url = request.url else { throw AFError.invalidURL(url: "") }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" || scheme == "http+unix" else {
-            throw AFError.invalidURL(url: url)
-        }
-        guard let decodedHost = url.host(percentEncoded: false), !decodedHost.isEmpty else { throw AFError.invalidURL(url: url) }
-        // Checked after percent-decoding and before anything resolves or sends it: `%00`, `%2F`,
-        // `%40` and friends never reach the resolver, the `Host` line, SNI or trust checks.
-        // `http+unix://%2Fvar%2Frun%2Fdocker.sock/path` (async-http-client's form): the decoded
-        // host is the Unix socket's path; `Host` says `localhost`, as Docker's API expects.
-        let unixSocketPath: String? = scheme == "http+unix" ? decodedHost : nil
-        let bareHost: String
+        let cookies = request.url.flatMap { settings.cookieFieldValue(for: request, url: $0) }
         do {
-            if let unixSocketPath {
-                _ = try SocketAddress(unixPath: unixSocketPath)
-                bareHost = unixSocketPath
-            } else {
-                bareHost = try HostName.wireForm(of: decodedHost)
-            }
-        } catch {
-            throw AFError.invalidURL(url: url)
-        }
-        let isTLS = scheme == "https"
-        let port = unixSocketPath != nil ? 0 : url.port ?? (isTLS ? 443 : 80)
-        // `utf8.contains`, not `String.contains(_:)`: the latter allocated on every request.
-        let hostForHeader = bareHost.utf8.contains(UInt8(ascii: ":")) ? "[\(bareHost)]" : bareHost
-        var authority = unixSocketPath != nil ? "localhost" : (url.port == nil) ? hostForHeader : "\(hostForHeader):\(port)"
-        let originAuthority = authority  // for a proxy's absolute-form target, whatever Host says
-
-        var headers = request.headers
-        let additional = settings.httpAdditionalHeaders ?? [:]
-        headers.reserveCapacity(headers.count + additional.count)  // not grown one field at a time
-        for (name, value) in additional where headers.value(for: name) == nil {
-            headers.add(name: name, value: value)
-        }
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(headers.count)
-        for header in headers {
-            switch header.name.lowercased() {
-            case "host": authority = header.value
-            // Framing is written from the body: an in-memory body always has a known length, so
-            // a caller's Content-Length or Transfer-Encoding is replaced by the real one.
-            case "content-length", "transfer-encoding": continue
-            default: fields.append((header.name, header.value))
-            }
-        }
-        // Cookies for this exchange's own URL (every redirect hop asks again), unless the
-        // request carries its own Cookie field, which is kept as URLSession keeps it.
-        if let cookie = settings.cookieFieldValue(for: request, url: url) { fields.append(("Cookie", cookie)) }
-        let method = request.httpMethod ?? "GET"
-        let body = uploadBody ?? request.httpBody.map(RequestBody.data)
-        let framing: RequestFraming
-        if let body {
-            framing = body.isChunked ? .chunked : .contentLength(body.count)
-        } else if Self.methodsFramingEmptyBody(method) {
-            framing = .contentLength(0)
-        } else {
-            framing = .none
-        }
-        var target = url.path(percentEncoded: true)
-        if target.isEmpty { target = "/" }
-        if let query = url.query(percentEncoded: true) { target += "?" + query }
-        // URLSession's rule: the request's own timeout when it set one, else the configuration's
-        // (`configuration.timeoutIntervalForRequest = 10` is how Alamofire users set timeouts).
-        let idleTimeout = request.hasExplicitTimeout
-            ? try TimeoutLimit.duration(request.timeoutInterval, setting: "URLRequest.timeoutInterval", url: url)
-            : try TimeoutLimit.duration(settings.timeoutIntervalForRequest, setting: "timeoutIntervalForRequest", url: url)
-        let connectTimeout = try TimeoutLimit.duration(settings.timeoutIntervalForConnect, setting: "timeoutIntervalForConnect", url: url)
-        let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
-        var key = ConnectionKey(isTLS: isTLS, host: bareHost, port: port, unixSocketPath: unixSocketPath)
-        routeThroughProxy(&key, proxy: settings.proxy, scheme: scheme, authority: originAuthority, target: &target, fields: &fields)
-        return TransportRequest(
-            key: key,
-            head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields, framing: framing),
-            body: body,
-            isIdempotent: Self.isIdempotent(method),
-            idleTimeout: idleTimeout,
-            connectTimeout: connectTimeout,
-            deadline: total.map { start + $0 } ?? .distantFuture
-        )
-    }
-}
-
-extension Session {
-    /// POST, PUT and PATCH without a body still say `Content-Length: 0` (RFC 9110 §8.6: a user
-    /// agent should send it when a method defines a meaning for content). A switch, not an array
-    /// literal's `contains`: the literal was an allocation per request.
-    static func methodsFramingEmptyBody(_ method: String) -> Bool {
-        switch method {
-        case "POST", "PUT", "PATCH": true
-        default: false
-        }
-    }
-
-    /// RFC 9110 §9.2.2's idempotent methods: safe to retry silently on a fresh connection.
-    static func isIdempotent(_ method: String) -> Bool {
-        switch method {
-        case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true
-        default: false
+            return try TransportRequest(request, settings: settings, body: uploadBody, cookies: cookies, start: start)
+        } catch let refusal as TransportError {
+            return .refused(refusal)
         }
     }
 }

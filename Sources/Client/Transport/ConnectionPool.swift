@@ -104,6 +104,12 @@ final class ConnectionPool: Sendable {
     /// connection that closed meanwhile) must have closed first (`connectionClosed`): the machine
     /// traps on a request submitted while it still runs on a connection.
     func execute(_ exchange: Exchange) {
+        if let refusal = exchange.request.refusal {
+            // Never reaches the machine: there is nothing to connect to. The exchange ends here,
+            // with its timings, so the request reports metrics as URLSession does for a failed task.
+            let error = exchange.isCancelled ? TransportError(.cancelled, "cancelled") : refusal
+            return exchange.complete(.failure(error, TransportSummary(timings: exchange.timings, isReusedConnection: false)))
+        }
         // Read before the lock, on the submitting thread: a caller on one of our loops (a task
         // preferring it) gets its new connection there (`connect`), and a reused connection of
         // that loop is started inline (`perform`). A retry keeps the first submission's loop.

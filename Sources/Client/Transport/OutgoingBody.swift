@@ -13,11 +13,7 @@
 // Stream reads are synchronous on the connection's loop: right for memory and files; a pipe
 // that has nothing to give blocks the loop meanwhile (fetch `-T -` runs on a loop of its own).
 
-#if FullFoundation
-import Foundation
-#else
 import FoundationEssentials
-#endif
 import EventLoop
 
 /// A request body as the transport receives it.
@@ -47,13 +43,26 @@ enum RequestBody: Sendable {
     var isReplayable: Bool { if case .stream = self { false } else { true } }
 }
 
-/// An InputStream travelling with a request.
+/// Where a streamed request body's bytes come from, read on the connection's loop as the socket
+/// drains. InputStream's shape, and Client's InputStream conforms (`InputStream+BodySource.swift`),
+/// so the transport names no Foundation stream type.
+protocol BodySource: AnyObject {
+    /// Prepares the source for reading; called once, before the first read.
+    func open()
+    /// Reads up to `maxLength` bytes into `buffer`.
+    /// - Returns: The number of bytes read; `0` at the end, negative on an error.
+    func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int
+    /// Releases the source; called once, when the body is done with.
+    func close()
+}
+
+/// A body source travelling with a request.
 // @unchecked Sendable: the stream is read by one connection's loop at a time; an exchange moves
 // between threads only through EventLoop.execute, which orders the accesses, and a stream body
 // is never retried on another connection (`RequestBody.isReplayable`).
 final class RequestBodyStream: @unchecked Sendable {
-    let stream: InputStream
-    init(_ stream: InputStream) { self.stream = stream }
+    let stream: any BodySource
+    init(_ stream: any BodySource) { self.stream = stream }
 }
 
 /// Hands out the next bytes to write and tracks what was sent.
@@ -70,7 +79,7 @@ struct OutgoingBody {
     /// The file of a file body, read into `chunk[chunkStart..<chunkEnd]` as the socket drains.
     private let file: File?
     /// The stream of a stream body, likewise.
-    private let stream: InputStream?
+    private let stream: (any BodySource)?
     /// Whether the stream body is framed with chunked encoding.
     private let chunked: Bool
     /// The stream's bytes read so far (without chunk framing).
@@ -99,7 +108,7 @@ struct OutgoingBody {
     /// Prepares `body` for writing; a file is opened here, a stream too.
     /// - Throws: `SocketError` from `open` when the file cannot be read.
     init(_ body: RequestBody?) throws(SocketError) {
-        var (data, file, stream, chunked, length): (Data, File?, InputStream?, Bool, Int) = (Data(), nil, nil, false, 0)
+        var (data, file, stream, chunked, length): (Data, File?, (any BodySource)?, Bool, Int) = (Data(), nil, nil, false, 0)
         switch body {
         case nil:
             break
@@ -159,7 +168,7 @@ struct OutgoingBody {
     }
 
     /// Reads the stream's next bytes into `chunk`, framed when chunked.
-    private mutating func readStream(_ stream: InputStream) throws(SocketError) {
+    private mutating func readStream(_ stream: any BodySource) throws(SocketError) {
         // Room for the chunk-size line (at most 16 hex digits and CRLF) before the data, and the
         // CRLF after it.
         let headRoom = 18

@@ -47,6 +47,22 @@ struct TransportRequest: Sendable {
     /// A protocol switch the head offers (a WebSocket's), and who takes the connection after a
     /// `101`; `nil`: a `101` is refused (Features/WebSocket/UpgradedConnection.swift).
     var upgrade: TransportUpgrade?
+    /// Why the request cannot be sent at all (an unsupported URL), or `nil`. The pool ends a
+    /// refused exchange at once with this error, without a connection: URLSession, too, makes a
+    /// task for such a request and then fails it.
+    var refusal: TransportError?
+
+    /// A request that fails as soon as it is executed, with `refusal`.
+    ///
+    /// - Parameter refusal: The error the exchange ends with.
+    /// - Returns: A request with an empty key and head that never reach the pool's machine.
+    static func refused(_ refusal: TransportError) -> TransportRequest {
+        TransportRequest(
+            key: ConnectionKey(isTLS: false, host: "", port: 0),
+            head: RequestHead(method: .get, target: "/", authority: "", fields: [], framing: .none),
+            isIdempotent: false, refusal: refusal
+        )
+    }
 }
 
 /// Timestamps of one exchange, for URLSessionTaskMetrics. Plain `Date` values (a `clock_gettime`
@@ -139,6 +155,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let tls = Kind("TLS failure")
         /// The request could not be written (header injection, bad method): `.badURL`.
         public static let invalidRequest = Kind("invalid request")
+        /// The URL has no scheme or one Lariat does not send (`file:`, `ftp:`): `.unsupportedURL`.
+        public static let unsupportedURL = Kind("unsupported URL")
         /// The request body's file could not be opened or read, or ended early:
         /// `.requestBodyStreamExhausted`.
         public static let requestBodyUnreadable = Kind("request body unreadable")

@@ -3,11 +3,7 @@
 // the socket over (with any bytes that followed the proxy's answer) once the tunnel is up.
 // Everything here runs on the socket's loop.
 
-#if FullFoundation
-import Foundation  // URLError
-#else
 import FoundationEssentials
-#endif
 import EventLoop
 
 /// One proxy handshake in progress on `socket`.
@@ -231,15 +227,6 @@ extension TransportError {
         default:
             let proxyError = ProxyError(.proxyUnreachable, proxy: "\(proxy)", "failed to connect to \(proxy.host) port \(proxy.port): \(error)", underlying: error)
             return TransportError(.proxy, proxyError.detail, underlying: proxyError)
-        }
-    }
-
-    /// The `URLError.Code` for a proxy failure: see ``ProxyError``.
-    var proxyURLErrorCode: URLError.Code {
-        switch (underlying as? ProxyError)?.code {
-        case ProxyError.Code.authenticationRequired?: .userAuthenticationRequired
-        case ProxyError.Code.proxyNotFound?: .cannotFindHost
-        default: .cannotConnectToHost
         }
     }
 }

@@ -1,7 +1,8 @@
-// Choosing a request's proxy (Session.transportRequest's hook): the route goes into the pool
-// key; plain http through an HTTP proxy is sent in absolute-form with the proxy's credentials.
+// Choosing a request's proxy, the last step of the wire mapping (`TransportRequest+URLRequest.swift`):
+// the route goes into the pool key; plain http through an HTTP proxy is sent in absolute-form
+// with the proxy's credentials.
 
-extension Session {
+extension TransportRequest {
     /// Routes a request through the configuration's proxy for its scheme and host, if any.
     ///
     /// - A tunnel (https, SOCKS5, or `tunnelsHTTP`): only the key changes; the origin sees an
@@ -18,7 +19,7 @@ extension Session {
     ///   - authority: The origin's `host[:port]` as in the URL.
     ///   - target: The request target; absolute-form when forwarded.
     ///   - fields: The header fields; may gain `Proxy-Authorization`.
-    func routeThroughProxy(
+    static func routeThroughProxy(
         _ key: inout ConnectionKey, proxy: ProxyConfiguration?, scheme: String, authority: String,
         target: inout String, fields: inout [(name: String, value: String)]
     ) {
