@@ -52,7 +52,9 @@ extension URLStringEscapingTests {
         defer { server.stop() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(escapingFetch))
-        process.arguments = ["-sS", "http://127.0.0.1:\(server.port)\(path)"]
+        // `-g`: `{d}` is a URL glob for curl (and fetch), which would send `d`; the escapes are
+        // what this test is about.
+        process.arguments = ["-sSg", "http://127.0.0.1:\(server.port)\(path)"]
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
