@@ -28,5 +28,6 @@ swift-symbolgraph-extract -module-name Client -target "$triple" -I "$bin/Modules
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CDirent/module.modulemap \
     -minimum-access-level public -output-dir "$out"
 python3 scripts/api-coverage.py "$reference" scripts/api-coverage-linux.txt "$out"

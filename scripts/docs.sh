@@ -26,6 +26,7 @@ swift-symbolgraph-extract -module-name Client -target "$triple" -I "$bin/Modules
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CDirent/module.modulemap \
     -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols -output-dir "$symbols"
 docc convert Sources/Client/Client.docc --additional-symbol-graph-dir "$symbols" \
     --fallback-display-name Client --fallback-bundle-identifier org.lariat.Client \

@@ -71,7 +71,7 @@ open class MultipartFormData: @unchecked Sendable {
 
     /// The total size in bytes of the parts' contents, without boundaries and part headers, as
     /// Alamofire defines it (compared with ``encodingMemoryThreshold``). The encoded body is
-    /// ``encodedLength`` bytes.
+    /// longer: boundaries and part headers are added.
     public var contentLength: UInt64 {
         state.withLock { $0.parts }.reduce(0) { $0 + $1.length }
     }

@@ -28,9 +28,15 @@ extension Session {
     /// Creates a ``WebSocketRequest`` to `url` with `Encodable` parameters (in the query, by
     /// default).
     /// - Parameters:
+    ///   - url: The URL.
+    ///   - configuration: Subprotocol, message size limit, pings; `.default` by default.
     ///   - parameters: Encoded by `encoder`; `nil` by default.
     ///   - encoder: `URLEncodedFormParameterEncoder.default` by default.
-    ///   - the others: as for ``webSocketRequest(to:configuration:headers:interceptor:shouldAutomaticallyResume:requestModifier:)``.
+    ///   - headers: Added to the session's default headers; `nil` by default.
+    ///   - interceptor: Adapts and retries the opening handshake, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Start when the first handler is added; `nil` (the
+    ///     session's `startRequestsImmediately`) by default.
+    ///   - requestModifier: Last changes to the URLRequest; `nil` by default.
     /// - Returns: The request.
     public func webSocketRequest<Parameters: Encodable & Sendable>(
         to url: any URLConvertible, configuration: WebSocketRequest.Configuration = .default, parameters: Parameters? = nil,
@@ -49,7 +55,10 @@ extension Session {
     /// Creates a ``WebSocketRequest`` from a URLRequest or another `URLRequestConvertible`.
     /// - Parameters:
     ///   - convertible: The request (its method should be `GET`).
-    ///   - the others: as for ``webSocketRequest(to:configuration:headers:interceptor:shouldAutomaticallyResume:requestModifier:)``.
+    ///   - configuration: Subprotocol, message size limit, pings; `.default` by default.
+    ///   - interceptor: Adapts and retries the opening handshake, after the session's; `nil` by default.
+    ///   - shouldAutomaticallyResume: Start when the first handler is added; `nil` (the
+    ///     session's `startRequestsImmediately`) by default.
     /// - Returns: The request.
     public func webSocketRequest(
         performing convertible: any URLRequestConvertible, configuration: WebSocketRequest.Configuration = .default,
