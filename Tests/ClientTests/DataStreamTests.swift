@@ -189,6 +189,27 @@ extension ClientIntegrationTests {
             #expect((urlError?.underlyingError as? TransportError)?.kind == .malformedResponse)
         }
 
+        /// A chunk that fails to decode, with `automaticallyCancelOnStreamError`, cancels the
+        /// request even when the whole body had arrived before the chunk's handler ran (the
+        /// handler's queue was busy): the completion comes after the chunks on that queue and
+        /// says explicitly cancelled, as Alamofire's (its suite's
+        /// testThatDataStreamIsAutomaticallyCanceledOnStreamErrorWhenEnabled, which raced).
+        @Test func streamErrorCancelsAfterTheLastByte() async throws {
+            struct Value: Decodable, Sendable { let a: Int }
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("not json"), .sleep(.milliseconds(300))])
+            defer { server.stop() }
+            let queue = DispatchQueue(label: "c")
+            queue.async { usleep(300_000) }  // busy while the body arrives and the exchange ends
+            let done = ResponseWaiter<DataStreamRequest.Completion>()
+            Session().streamRequest("http://127.0.0.1:\(server.port)/x", automaticallyCancelOnStreamError: true)
+                .responseStreamDecodable(of: Value.self, on: queue) { stream in
+                    if case .complete(let completion) = stream.event { done.deliver(completion) }
+                }
+            let completion = await done.response(cancelling: nil)
+            #expect(completion.response?.statusCode == 200)
+            #expect(completion.error?.isExplicitlyCancelledError == true, "\(String(describing: completion.error))")
+        }
+
         /// `onHTTPResponse` answering `.cancel`: no chunk, the request is cancelled.
         @Test func dispositionCancel() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("body"), .sleep(.milliseconds(300))])

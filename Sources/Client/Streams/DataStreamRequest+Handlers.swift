@@ -47,7 +47,7 @@ extension DataStreamRequest {
                 let result = serialized(data, using: serializer)
                 if isMonitored { emit { [self] in $0.request(self, didParseStream: result) } }
                 capturingError { try stream(Stream(event: .stream(result), token: token)) }
-                if case .failure = result, automaticallyCancelOnStreamError { cancel() }
+                if case .failure = result, automaticallyCancelOnStreamError { cancelForStreamError() }
             }
         }, completion: { [self] in
             queue.async { [self] in capturingError { try stream(Stream(event: .complete(completion), token: token)) } }

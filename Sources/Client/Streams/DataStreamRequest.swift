@@ -186,6 +186,18 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metrics, error: $0.error) }
     }
 
+    /// Cancels for a chunk that failed to serialize (``automaticallyCancelOnStreamError``). The
+    /// chunk may be handled after the last byte arrived and the request finished; its
+    /// completion still comes after the chunk on the handler's queue, so the failure is reported
+    /// there as the cancellation it caused (Alamofire's completion waits for its streams):
+    /// `explicitlyCancelled` unless an error is already recorded.
+    func cancelForStreamError() {
+        cancel()
+        mutable.withLock { state in
+            if state.error == nil { state.error = .explicitlyCancelled }
+        }
+    }
+
     /// Runs a user handler; a thrown error becomes the request's error and may cancel it.
     func capturingError(_ body: () throws -> Void) {
         do {
