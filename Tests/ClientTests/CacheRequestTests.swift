@@ -7,6 +7,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Synchronization
 import Testing
 import LariatTestSupport
 @testable import Client
@@ -112,6 +113,33 @@ extension ClientIntegrationTests {
             _ = await session.request(loopbackURL(server, "/h")).cacheResponse(using: .doNotCache).serializingString().response
             #expect(await session.request(loopbackURL(server, "/h")).serializingString().response.value == "two")
             #expect(await session.request(loopbackURL(server, "/h")).serializingString().response.value == "changed")
+        }
+
+        @Test("a CachedResponseHandler is offered, and can store, a response without freshness or validators (as URLSession stores every storable one)")
+        func handlerSeesPlainResponses() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, ok("plain", "")])
+            defer { server.stop() }
+            let offered = Atomic<Bool>(false)
+            let recorder = ResponseCacher.modify { _, response in offered.store(true, ordering: .relaxed); return response }
+            let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+            let session = cachingSession(cache, handler: recorder)
+            let request = session.request(loopbackURL(server, "/plain"))
+            #expect(await request.serializingString().response.value == "plain")
+            let wasOffered = offered.load(ordering: .relaxed)
+            #expect(wasOffered)
+            let stored = try #require(request.request)
+            #expect(cache.cachedResponse(for: stored).map { String(decoding: $0.data, as: UTF8.self) } == "plain")
+        }
+
+        @Test("without a handler, a response with no freshness and no validator is still not kept")
+        func plainResponsesNotKeptWithoutHandler() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, ok("plain", "")])
+            defer { server.stop() }
+            let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+            let session = cachingSession(cache)
+            let request = session.request(loopbackURL(server, "/plain"))
+            #expect(await request.serializingString().response.value == "plain")
+            #expect(cache.cachedResponse(for: try #require(request.request)) == nil)
         }
 
         @Test("no-store is never stored")

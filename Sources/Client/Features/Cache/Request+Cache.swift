@@ -213,11 +213,12 @@ extension Request {
         guard let proposal = cacheProposal() else { return }
         let (proposed, request, cache, cacheState) = proposal
         let response = proposed.response
-        // A response with no freshness and no validator could never be served: not kept.
-        guard cacheState.use.isFromCache || CacheFreshness.isWorthStoring(response.headers) else { return }
-        guard let handler = cacheState.handler ?? session.cachedResponseHandler else {
-            return cache.storeCachedResponse(proposed, for: request)
-        }
+        let handler = cacheState.handler ?? session.cachedResponseHandler
+        // Without a handler, a response with no freshness and no validator could never be served
+        // under the default policy: not kept (Lariat's saving on every plain GET). A handler is
+        // offered every storable response, as URLSession's delegate is, and decides.
+        guard cacheState.use.isFromCache || handler != nil || CacheFreshness.isWorthStoring(response.headers) else { return }
+        guard let handler else { return cache.storeCachedResponse(proposed, for: request) }
         let task = (self.task as? URLSessionDataTask)
             ?? URLSessionDataTask(taskIdentifier: session.session.makeTaskIdentifier(), request: request, owner: self)
         handler.dataTask(task, willCacheResponse: proposed) { chosen in
