@@ -142,6 +142,18 @@ extension ClientIntegrationTests {
             #expect(cache.cachedResponse(for: try #require(request.request)) == nil)
         }
 
+        @Test("a response whose Cache-Control says public, private or no-cache (no max-age, no validator) is kept, as URLSession keeps it",
+              arguments: ["public", "private", "no-cache"])
+        func explicitDirectivesAreKept(directive: String) async throws {
+            let server = try ScriptedServer(script: [.expectRequest, ok("kept", "Cache-Control: \(directive)\r\n")])
+            defer { server.stop() }
+            let session = cachingSession()
+            _ = await session.request(loopbackURL(server, "/d")).serializingString().response
+            var elseLoad = try URLRequest(url: loopbackURL(server, "/d"), method: .get)
+            elseLoad.cachePolicy = .returnCacheDataDontLoad
+            #expect(await session.request(elseLoad).serializingString().response.value == "kept")
+        }
+
         @Test("no-store is never stored")
         func noStore() async throws {
             let server = try ScriptedServer(script: [

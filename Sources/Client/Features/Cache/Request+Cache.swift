@@ -231,12 +231,13 @@ extension Request {
 }
 
 extension CacheFreshness {
-    /// Whether storing could ever pay off under the default policy: the response has explicit
-    /// freshness (`max-age`, `Expires`) or a validator (`ETag`, `Last-Modified`). Apple stores
-    /// every storable response; Lariat skips the rest, which no request could reuse without
-    /// `.returnCacheDataElseLoad`, to keep the copy off every plain GET.
+    /// Whether the server said anything about caching the response: a `Cache-Control` field
+    /// (`public`, `private`, `no-cache`, `max-age`… — `no-store` never gets here), `Expires`, or
+    /// a validator (`ETag`, `Last-Modified`). Apple stores every storable response; Lariat
+    /// skips only those whose server said nothing, which no request could reuse under the default
+    /// policy, to keep the copy off every plain GET.
     static func isWorthStoring(_ headers: HTTPHeaders) -> Bool {
-        CacheControl(headers).maxAge != nil || headers.value(for: "Expires") != nil
+        headers.value(for: "Cache-Control") != nil || headers.value(for: "Expires") != nil
             || headers.value(for: "ETag") != nil || headers.value(for: "Last-Modified") != nil
     }
 }
