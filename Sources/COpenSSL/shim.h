@@ -168,4 +168,13 @@ static inline AUTHORITY_INFO_ACCESS *lariat_X509_get_info_access(const X509 *cer
 }
 static inline int lariat_AUTHORITY_INFO_ACCESS_count(const AUTHORITY_INFO_ACCESS *aia) { return sk_ACCESS_DESCRIPTION_num(aia); }
 
+
+/* OpenSSL's process-wide initialisation without its atexit cleanup (OPENSSL_INIT_NO_ATEXIT,
+   OpenSSL 3): a process that calls exit() while an event-loop thread still uses a TLS
+   connection must not have the library's state freed underneath that thread. Takes effect only
+   as the first initialisation of the process. Returns 1 on success. */
+static inline int lariat_OPENSSL_init_without_atexit(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+}
+
 #endif
