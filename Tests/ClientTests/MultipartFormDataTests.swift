@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Glibc
 import Testing
 @testable import Client
 
