@@ -210,14 +210,17 @@ extension Request {
     /// After the exchange: stores the response (or the refreshed one) when the cache rules and
     /// the handler allow.
     func storeInCache() {
+        // Without a handler, a response whose server said nothing about caching could never be
+        // served under the default policy: not kept, and decided before the proposal (a copy of
+        // the body and the response) is built, so a plain GET allocates nothing here. A handler
+        // is offered every storable response, as URLSession's delegate is, and decides.
+        let (ownHandler, use, response) = mutable.withLock { ($0.cache.handler, $0.cache.use, $0.response) }
+        let handler = ownHandler ?? session.cachedResponseHandler
+        if handler == nil, !use.isFromCache {
+            guard let response, CacheFreshness.isWorthStoring(response.headers) else { return }
+        }
         guard let proposal = cacheProposal() else { return }
-        let (proposed, request, cache, cacheState) = proposal
-        let response = proposed.response
-        let handler = cacheState.handler ?? session.cachedResponseHandler
-        // Without a handler, a response with no freshness and no validator could never be served
-        // under the default policy: not kept (Lariat's saving on every plain GET). A handler is
-        // offered every storable response, as URLSession's delegate is, and decides.
-        guard cacheState.use.isFromCache || handler != nil || CacheFreshness.isWorthStoring(response.headers) else { return }
+        let (proposed, request, cache, _) = proposal
         guard let handler else { return cache.storeCachedResponse(proposed, for: request) }
         let task = (self.task as? URLSessionDataTask)
             ?? URLSessionDataTask(taskIdentifier: session.session.makeTaskIdentifier(), request: request, owner: self)
