@@ -109,7 +109,9 @@ final class HTTPSServer: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    private static func freePort() throws -> Int {
+    /// A loopback port free right now (bound to port 0, then released); shared by the TLS and
+    /// WebSocket servers the tests start.
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -126,7 +128,8 @@ final class HTTPSServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func canConnect(port: Int) -> Bool {
+    /// Whether something accepts connections on the loopback `port`.
+    static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

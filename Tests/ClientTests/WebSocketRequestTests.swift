@@ -246,8 +246,8 @@ final class WebSocketTestServer: @unchecked Sendable {
     init(tls: Bool = false) throws {
         self.tls = tls
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        port = try Self.freePort()
-        rawPort = try Self.freePort()
+        port = try HTTPSServer.freePort()
+        rawPort = try HTTPSServer.freePort()
         process.executableURL = root.appendingPathComponent(".build-venv/bin/python")
         var arguments = [root.appendingPathComponent("scripts/ws-test-server.py").path, "--port", "\(port)", "--raw-port", "\(rawPort)"]
         if tls {
@@ -257,7 +257,7 @@ final class WebSocketTestServer: @unchecked Sendable {
         process.arguments = arguments
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while !(Self.canConnect(port) && Self.canConnect(rawPort)) {
+        while !(HTTPSServer.canConnect(port: port) && HTTPSServer.canConnect(port: rawPort)) {
             guard Date() < deadline, process.isRunning else {
                 stop()
                 throw HTTPSLab.Failure(description: "ws-test-server.py did not start (is `websockets` in .build-venv? scripts/install-test-deps.sh)")
@@ -282,32 +282,6 @@ final class WebSocketTestServer: @unchecked Sendable {
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HTTPSLab.Failure(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func canConnect(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
 #endif
