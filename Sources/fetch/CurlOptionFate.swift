@@ -11,7 +11,7 @@
 //                libcurl version doesn't support this", exit 2 (CURLE_FAILED_INIT), checked in
 //                curl-7_88_1 src/tool_getparam.c (c-ares for --dns-*, SPNEGO/NTLM, HTTP/3,
 //                alt-svc, HSTS, TLS-SRP) and against this machine's curl (`--dns-servers`).
-//   custom       curl's special wording for a build without it (`--manual`, `--libcurl`,
+//   custom       curl's special wording for a build without it (`--manual`,
 //                `--metalink`, `--sslv2`).
 //   pending      an HTTP option fetch does not implement yet: refused (exit 2) with a message
 //                naming it, never silently ignored.
@@ -24,7 +24,7 @@ enum CurlOptionFate: Equatable, Sendable {
     case warns(String)
     /// curl's "the installed libcurl version doesn't support this" (exit 2).
     case notBuilt
-    /// curl's warning, then "is unknown" (exit 2): `--manual`, `--libcurl` in builds without them.
+    /// curl's warning, then "is unknown" (exit 2): `--manual` in builds without it.
     case unknownAfterWarning(String)
     /// curl's error line, then "is badly used here" (exit 2): `--metalink`.
     case badUseAfterError(String)
@@ -87,7 +87,6 @@ enum CurlOptionFate: Equatable, Sendable {
     /// curl 7.88's own wording for these.
     static let special: [String: CurlOptionFate] = [
         "manual": .unknownAfterWarning("built-in manual was disabled at build-time!"),
-        "libcurl": .unknownAfterWarning("--libcurl option was disabled at build-time!"),
         "metalink": .badUseAfterError("--metalink is disabled"),
         "sslv2": .warns("Ignores instruction to use SSLv2"),
         "sslv3": .warns("Ignores instruction to use SSLv3"),

@@ -49,15 +49,22 @@ struct Fetch {
         // `exit` closes its connections on the loop threads while `exit` runs, a crash in about
         // 1 of 200 processes under load (SIGSEGV or SIGABRT inside OpenSSL).
         var sessions: [Session] = []
+        var programGroups: [(options: FetchOptions, requests: [PlannedRequest?])] = []
         // --next groups in order; curl's status is the last transfer's (--fail-early: the first failure's).
         for group in [options] + options.following {
             group.parseWarnings.forEach(printError)
             if let first = group.unsupported.first { fail("fetch: option \(first)", status: 2) }
             let session: Session
-            (status, session) = await runGroup(group)
+            let planned: [PlannedRequest?]
+            (status, session, planned) = await runGroup(group)
             sessions.append(session)
-            if status != 0 && group.extras.failEarly { withExtendedLifetime(sessions) { exit(status) } }
+            programGroups.append((group, planned))
+            if status != 0 && group.extras.failEarly {
+                status = writeProgram(options, programGroups, status: status)
+                withExtendedLifetime(sessions) { exit(status) }
+            }
         }
+        status = writeProgram(options, programGroups, status: status)
         if options.endsWithEmptyGroup {
             printError("fetch: no URL specified!")
             withExtendedLifetime(sessions) { fail("fetch: try 'fetch --help' for more information", status: 2) }
@@ -68,7 +75,7 @@ struct Fetch {
     /// One `--next` group: its URLs (globbed) through one session, one after another or with
     /// `-Z` at most `--parallel-max` at once; returns curl's status for the group and the
     /// session, which the caller keeps until the process exits.
-    static func runGroup(_ options: FetchOptions) async -> (Int32, Session) {
+    static func runGroup(_ options: FetchOptions) async -> (Int32, Session, [PlannedRequest?]) {
         var planned: [PlannedRequest?] = []
         var status: Int32 = 0
         let builder = RequestBuilder()
@@ -109,7 +116,28 @@ struct Fetch {
             status = 3
         }
         options.cookies.save(from: session.configuration, showsWarnings: !options.silent)
-        return (status, session)
+        return (status, session, planned)
+    }
+
+    /// `--libcurl FILE`: writes the run's Swift program (SwiftProgram.swift) after the transfers,
+    /// as curl writes its C program; returns the run's status (23 when FILE cannot be written and
+    /// the run had succeeded).
+    static func writeProgram(_ options: FetchOptions, _ groups: [(options: FetchOptions, requests: [PlannedRequest?])], status: Int32) -> Int32 {
+        guard let path = options.extras.libcurlPath else { return status }
+        let source = Data(SwiftProgram.source(arguments: Array(CommandLine.arguments.dropFirst()), groups: groups).utf8)
+        let written: Bool
+        if path == "-" {
+            written = writeAll(1, source)
+        } else {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            written = fd >= 0 && writeAll(fd, source)
+            if fd >= 0 { close(fd) }
+        }
+        guard written else {
+            if options.showsErrors { printError("fetch: (23) Failed writing the --libcurl program to \(path)") }
+            return status == 0 ? 23 : status
+        }
+        return status
     }
 
     /// One transfer (or the error that kept its request from being built), with its `-w`.

@@ -55,6 +55,8 @@ struct FetchExtras: Equatable {
     var parallel = false
     /// `--parallel-max`: transfers at once with `-Z` (curl's default 50).
     var parallelMax = 50
+    /// `--libcurl FILE`: where the run's Swift program goes (`-` is standard output; SwiftProgram.swift).
+    var libcurlPath: String?
 
     /// How `.netrc` is used.
     enum NetrcMode: Equatable { case ignored, optional, required }
@@ -83,6 +85,7 @@ enum FetchExtraOptions {
         OptionTable.value("url-query") { $0.extras.urlQueries.append($1) },
         OptionTable.flag("fail-early") { $0.extras.failEarly = $1 },
         OptionTable.value("stderr") { $0.extras.stderrPath = $1 },
+        OptionTable.value("libcurl") { $0.extras.libcurlPath = $1 },
         OptionTable.value("proto") { options, text in options.extras.protocols = Protocols.parse(text, starting: Protocols.all) },
         OptionTable.value("proto-redir") { options, text in
             options.extras.redirectProtocols = Protocols.parse(text, starting: Protocols.redirectDefault)
@@ -120,6 +123,7 @@ enum FetchExtraOptions {
             next.noProgressMeter = options.noProgressMeter
             next.extras.failEarly = options.extras.failEarly
             next.extras.stderrPath = options.extras.stderrPath
+            next.extras.libcurlPath = options.extras.libcurlPath
             next.extras.parallel = options.extras.parallel
             next.extras.parallelMax = options.extras.parallelMax
             next.parseWarnings = options.parseWarnings
