@@ -12,7 +12,8 @@ public import Dispatch
 public import Tracing
 import Synchronization
 
-/// An ``EventMonitor`` and ``RequestInterceptor`` that traces each request as one client span.
+/// An ``EventMonitor`` and ``RequestInterceptor`` that traces each request as one client span,
+/// with a child span for each HTTP exchange (every redirect hop and every retry).
 ///
 /// Use the same instance as both, so the span that the events describe is the one whose
 /// context goes out in the request's header fields (`traceparent` with a W3C tracer):
@@ -32,6 +33,12 @@ import Synchronization
 /// `server.port`, `http.response.status_code`, `http.request.resend_count` (retries) and, for a
 /// failure or a 4xx/5xx, `error.type` and an error status.
 ///
+/// **Exchanges**: each HTTP exchange the request made (the first, every redirect hop, every
+/// retry) is a child span of the request's, timed from the task's metrics and carrying the same
+/// attributes for that hop, with `http.request.resend_count` counting redirects and retries
+/// alike. The context sent in the header fields is the request's span (an exchange's span
+/// exists only once its metrics are in, after it was sent).
+///
 /// **Parent span**: events arrive on a dispatch queue, outside the task that made the request,
 /// so the task's `ServiceContext.current` is not seen there. Call ``bind(_:to:)`` right after
 /// making the request (before adding a response handler) to parent its span; otherwise the
@@ -45,7 +52,8 @@ public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
 
     private enum SpanEntry {
         case parent(ServiceContext)
-        case span(any Span)
+        /// The request's span and how many exchanges (child spans) it has had so far.
+        case span(any Span, exchanges: Int)
     }
 
     /// Creates a monitor recording spans with `tracer`.
@@ -74,11 +82,11 @@ public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
     /// The request's span, started now if it has none.
     private func span(for id: UUID, method: String) -> any Span {
         spans.withLock { entries in
-            if case .span(let span) = entries[id] { return span }
+            if case .span(let span, _) = entries[id] { return span }
             let parent: ServiceContext
             if case .parent(let context) = entries[id] { parent = context } else { parent = .topLevel }
             let span = tracer.startSpan(method, context: parent, ofKind: .client)
-            entries[id] = .span(span)
+            entries[id] = .span(span, exchanges: 0)
             return span
         }
     }
@@ -116,6 +124,52 @@ public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
             .addEvent(SpanEvent(name: "retry", attributes: ["http.request.resend_count": .int64(Int64(request.retryCount))]))
     }
 
+    /// Records each HTTP exchange of a finished task as a child of the request's span: one per
+    /// redirect hop and one per retry, timed from the task's metrics (fetch start to the last
+    /// response byte), with the hop's method, URL, status and `http.request.resend_count`
+    /// (the exchange's place among the request's exchanges: redirects and retries both count,
+    /// as the semantic conventions say). Responses served from the cache are not exchanges.
+    public func request(_ request: Request, didGatherMetrics metrics: URLSessionTaskMetrics) {
+        let exchanges = metrics.transactionMetrics.filter { $0.resourceFetchType != .localCache }
+        guard !exchanges.isEmpty else { return }
+        let claimed: (parent: any Span, first: Int)? = spans.withLock { entries in
+            guard case .span(let span, let count) = entries[request.id] else { return nil }
+            entries[request.id] = .span(span, exchanges: count + exchanges.count)
+            return (span, count)
+        }
+        guard let claimed else { return }
+        for (offset, exchange) in exchanges.enumerated() {
+            record(exchange, resendCount: claimed.first + offset, parent: claimed.parent.context)
+        }
+    }
+
+    /// One exchange's child span.
+    private func record(_ exchange: URLSessionTaskTransactionMetrics, resendCount: Int, parent: ServiceContext) {
+        let method = exchange.request.httpMethod ?? "GET"
+        let start = exchange.fetchStartDate ?? exchange.requestStartDate ?? Date()
+        let end = max(start, exchange.responseEndDate ?? exchange.responseStartDate ?? exchange.requestEndDate ?? start)
+        let child = tracer.startSpan(method, context: parent, ofKind: .client, at: DateInstant(start))
+        let url = exchange.request.url
+        let status = exchange.response?.statusCode
+        child.updateAttributes { attributes in
+            attributes["http.request.method"] = SpanAttribute.string(method)
+            attributes["url.full"] = SpanAttribute.string(RequestSummary.redacted(url))
+            if let host = url?.host { attributes["server.address"] = SpanAttribute.string(host) }
+            if let port = url?.port ?? Self.defaultPort(url?.scheme) { attributes["server.port"] = SpanAttribute.int64(Int64(port)) }
+            if let status { attributes["http.response.status_code"] = SpanAttribute.int64(Int64(status)) }
+            if resendCount > 0 { attributes["http.request.resend_count"] = SpanAttribute.int64(Int64(resendCount)) }
+            // No head at all: the exchange failed in a way only the request's error names
+            // (semconv's fallback value).
+            if let status, status >= 400 {
+                attributes["error.type"] = SpanAttribute.string(String(status))
+            } else if status == nil {
+                attributes["error.type"] = SpanAttribute.string("_OTHER")
+            }
+        }
+        if status.map({ $0 >= 400 }) ?? true { child.setStatus(SpanStatus(code: .error)) }
+        child.end(at: DateInstant(end))
+    }
+
     /// Ends the span with the request's outcome.
     public func requestDidFinish(_ request: Request) {
         let span = span(for: request.id, method: RequestSummary.method(of: request))
@@ -150,6 +204,17 @@ public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
         default: nil
         }
     }
+}
+
+/// A `Date` as a tracing instant (the metrics' dates are wall-clock times).
+private struct DateInstant: TracerInstant {
+    let nanosecondsSinceEpoch: UInt64
+
+    init(_ date: Date) {
+        nanosecondsSinceEpoch = UInt64(max(0, date.timeIntervalSince1970) * 1_000_000_000)
+    }
+
+    static func < (lhs: DateInstant, rhs: DateInstant) -> Bool { lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch }
 }
 
 /// Writes a tracer's fields into ``HTTPHeaders``, replacing a field of the same name.
