@@ -258,7 +258,9 @@ struct BodyBuffer: ~Copyable, Sendable {
             if data == nil { data = Data(bytes) } else { data!.append(contentsOf: bytes) }
         }
     }
-    var data: Data? { storage.withLock { $0 } }
+    /// The bytes received, `nil` before the first (room reserved for a body is not a body: a
+    /// request cancelled at its head has no data, as in Alamofire).
+    var data: Data? { storage.withLock { $0?.isEmpty == false ? $0 : nil } }
     /// Forgets the body (a retry starts a new one).
     func reset() { storage.withLock { $0 = nil } }
     /// Bytes received so far.

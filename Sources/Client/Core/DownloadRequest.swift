@@ -166,6 +166,9 @@ public class DownloadRequest: Request, @unchecked Sendable {
         guard !failed else { return sink.discard(fileManager) }
         didFinishDownloading(to: temporary)
         guard let destination, let response else {
+            // Without a destination the file stays where it was written, and that is its
+            // destination: monitors hear of it as of any other (Alamofire reports its default one).
+            if isMonitored { emit { [self] in $0.request(self, didCreateDestinationURL: temporary) } }
             didMoveDownload(.success(temporary))
             return sink.finished(at: temporary)
         }

@@ -16,7 +16,8 @@ import Synchronization
 //
 // Headers are the session configuration's `httpAdditionalHeaders` overlaid by the request's own
 // (a request header replaces a configured one of the same name in any case), in that order,
-// without `Cookie`. Double quotes in header values and the body are escaped with a backslash.
+// without `Cookie`. In header values and the body, `\\`, `"`, `$` and `` ` `` are escaped with a backslash
+// (`escapingQuotes`), so the shell reads back the bytes sent.
 // After `-X`, as Alamofire: `-u user:password` for the request's credential (else one per
 // credential the session's credential storage holds for the URL's host and port), then
 // `-b "name=value;…"` with the session's stored cookies for the URL, when it sets cookies.
@@ -90,14 +91,17 @@ extension Request {
         cURLDescription(on: underlyingQueue, calling: handler)
     }
 
-    /// `text` with `\` before each `"`, as in the shell's double-quoted strings. (Alamofire also
-    /// escapes only the quotes; `$` and backticks stay as they are.)
+    /// `text` as the inside of a shell double-quoted word: `\`, `"`, `$` and `` ` `` get a
+    /// backslash, so `/bin/sh` reads back exactly `text` (a JSON body's `\"` becomes `\\\"`, as
+    /// in Alamofire's description) and nothing in a body or header value expands or runs a
+    /// command when the description is pasted into a shell.
     static func escapingQuotes(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "\"")) else { return text }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "`") })
+        else { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count + 8)
         for character in text {
-            if character == "\"" { escaped.append("\\") }
+            if character == "\"" || character == "\\" || character == "$" || character == "`" { escaped.append("\\") }
             escaped.append(character)
         }
         return escaped

@@ -38,13 +38,13 @@ struct MultipartUpload: UploadableConvertible {
     let fileManager: FileManager
 
     func createUploadable() throws -> UploadRequest.Uploadable {
-        if form.contentLength < threshold { return .data(try form.encode()) }
+        if form.contentLength < threshold { return .data(try form.encode(consuming: false)) }
         let base = fileManager.temporaryDirectory
         guard let file = try? MultipartFormData.makeTemporaryFileURL(in: base) else {
             throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: base))
         }
         do {
-            try form.writeEncodedData(to: file)
+            try form.writeEncodedData(to: file, consuming: false)
         } catch {
             MultipartFormData.removeTemporaryFile(file, fileManager: fileManager)
             throw error

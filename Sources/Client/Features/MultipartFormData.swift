@@ -17,6 +17,13 @@ import Musl
 /// ``encodingMemoryThreshold``). Problems with a file part are remembered when it is appended and
 /// thrown by the next encode, as in Alamofire.
 ///
+/// A form is encoded once: its parts are read as streams, as Alamofire's are, so a second
+/// ``encode()`` or ``writeEncodedData(to:)`` fails with
+/// ``AFError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)`` (an
+/// ``AFError/UnexpectedInputStreamLength`` of 0 bytes read) instead of producing another body.
+/// An upload made from the form encodes it for each attempt it needs (retries, 307 and 308
+/// redirects) from data and file parts; a stream part can be read only once.
+///
 /// ```swift
 /// let form = MultipartFormData()
 /// form.append(Data("Lariat".utf8), withName: "name")
@@ -44,6 +51,8 @@ open class MultipartFormData: @unchecked Sendable {
         var contentType: String
         /// The first error from appending a file; thrown by the next encode.
         var appendError: AFError?
+        /// Whether ``encode()`` or ``writeEncodedData(to:)`` already read the parts.
+        var consumed = false
     }
 
     private let state: Mutex<State>
@@ -191,8 +200,14 @@ open class MultipartFormData: @unchecked Sendable {
     ///   ``AFError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)`` if a part yields
     ///   fewer bytes than declared or cannot be read (a longer stream is cut at its declared length).
     public func encode() throws -> Data {
+        try encode(consuming: true)
+    }
+
+    /// Encodes the body in memory; `consuming: false` (uploads) neither checks nor marks the
+    /// parts as read, so data and file parts can be sent again on a retry.
+    func encode(consuming: Bool) throws -> Data {
         var body = Data()
-        try encodeParts { body.append($0) }
+        try encodeParts(consuming: consuming) { body.append($0) }
         return body
     }
 
@@ -202,6 +217,11 @@ open class MultipartFormData: @unchecked Sendable {
     /// - Throws: The errors of ``encode()``, plus `.outputStreamURLInvalid` (not a file URL),
     ///   `.outputStreamFileAlreadyExists`, `.outputStreamCreationFailed` or `.outputStreamWriteFailed`.
     public func writeEncodedData(to fileURL: URL) throws {
+        try writeEncodedData(to: fileURL, consuming: true)
+    }
+
+    /// Streams the encoded body into a new file; `consuming` as in ``encode(consuming:)``.
+    func writeEncodedData(to fileURL: URL, consuming: Bool) throws {
         guard fileURL.isFileURL else {
             throw AFError.multipartEncodingFailed(reason: .outputStreamURLInvalid(url: fileURL))
         }
@@ -212,7 +232,7 @@ open class MultipartFormData: @unchecked Sendable {
             throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: fileURL))
         }
         defer { writer.close() }
-        try encodeParts { chunk in
+        try encodeParts(consuming: consuming) { chunk in
             if let error = writer.write(chunk) {
                 throw AFError.multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))
             }
@@ -239,11 +259,20 @@ open class MultipartFormData: @unchecked Sendable {
     }
 
     /// Emits the body in order: for each part its boundary line, headers and content, then the
-    /// closing boundary (RFC 2046 §5.1.1).
-    private func encodeParts(_ emit: (Data) throws -> Void) throws {
-        let (parts, appendError) = state.withLock { ($0.parts, $0.appendError) }
+    /// closing boundary (RFC 2046 §5.1.1). Consuming, a form already read fails at its first
+    /// part with content, which an earlier encode read to its end.
+    private func encodeParts(consuming: Bool, _ emit: (Data) throws -> Void) throws {
+        let (parts, appendError, consumed) = state.withLock { state in
+            defer { if consuming { state.consumed = true } }
+            return (state.parts, state.appendError, consuming && state.consumed)
+        }
         if let appendError { throw appendError }
         guard !parts.isEmpty else { return }
+        if consumed, let read = parts.first(where: { $0.length > 0 }) {
+            throw AFError.multipartEncodingFailed(reason: .inputStreamReadFailed(
+                error: AFError.UnexpectedInputStreamLength(bytesExpected: read.length, bytesRead: 0)
+            ))
+        }
         for (index, part) in parts.enumerated() {
             try emit(Data(openingLine(first: index == 0).utf8))
             try emit(part.encodedHeaders)

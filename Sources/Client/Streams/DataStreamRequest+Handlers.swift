@@ -111,10 +111,18 @@ extension DataStreamRequest {
         }
     }
 
-    /// Accepts status codes 200..<300 and a Content-Type matching the request's Accept field.
+    /// Accepts status codes 200..<300 and a Content-Type matching the request's Accept field:
+    /// two validations, the status code's first, as in Alamofire (monitors hear each; the
+    /// second runs only if the first passed).
     @discardableResult
     public func validate() -> Self {
-        validate { request, response in ResponseValidation.validate(request: request, response: response, hasContent: true).mapError { $0 } }
+        validate { _, response in
+            ResponseValidation.validate(statusCode: ResponseValidation.defaultAcceptableStatusCodes, response: response).mapError { $0 }
+        }
+        return validate { request, response in
+            ResponseValidation.validate(contentType: ResponseValidation.acceptableContentTypes(for: request), response: response,
+                                        hasContent: true).mapError { $0 }
+        }
     }
 
     // MARK: onHTTPResponse

@@ -91,7 +91,18 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// A body set by fetch (`uploadFile`, `uploadStream`); `nil`: the URLRequest's `httpBody`.
         var uploadBody: RequestBody?
         var httpResponseHandler: (@Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
+        /// A copy of the body for the session's URL cache (a GET with a cache), `nil` once it
+        /// outgrew ``DataStreamRequest/maxCachedBodyBytes``.
+        var cacheCopy: Data?
     }
+
+    /// A stream's body is offered to the URL cache (its handler, and the monitors'
+    /// willCacheResponse) only up to this many bytes (1 MiB): the copy is kept in memory, and
+    /// an endless stream must not grow it without bound.
+    public static let maxCachedBodyBytes = 1024 * 1024
+
+    /// The body streamed, for the cache; `nil` without a cache or past ``maxCachedBodyBytes``.
+    var bodyForCache: Data? { stream.withLock { $0.cacheCopy } }
     let stream = Mutex(StreamState())
 
     init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, modifier: RequestModifier?,
@@ -121,6 +132,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override func didReceive(head: TransportResponseHead) {
         record(head: head)
+        let keepsCopy = session.urlCache != nil && mutable.withLock { $0.inFlight?.method == .get }
+        stream.withLock { $0.cacheCopy = keepsCopy ? Data() : nil }
         guard let handler = stream.withLock({ $0.httpResponseHandler }), let response else { return }
         // Nothing more is read until the handler answered (URLSession holds the task likewise).
         if stream.withLock({ $0.flow.awaitDisposition() }) { currentExchange?.pauseReading() }
@@ -137,7 +150,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override func didReceiveBody(_ bytes: UnsafeRawBufferPointer) {
         let data = Data(bytes)
         let (sinks, pause) = stream.withLock { state in
-            (state.sinks, state.flow.received(data.count * state.sinks.count))
+            if state.cacheCopy != nil {
+                if state.cacheCopy!.count + data.count > Self.maxCachedBodyBytes { state.cacheCopy = nil } else { state.cacheCopy!.append(data) }
+            }
+            return (state.sinks, state.flow.received(data.count * state.sinks.count))
         }
         for sink in sinks { sink(data) }
         if pause { currentExchange?.pauseReading() }

@@ -180,11 +180,22 @@ extension Request {
     /// and the cache it goes to; `nil` when nothing is storable (not a plain data request, no
     /// cache, failed, served from the cache, or not storable under RFC 9111).
     private func cacheProposal() -> (proposed: CachedURLResponse, request: URLRequest, cache: URLCache, state: RequestCacheState)? {
-        guard session.urlCache != nil, self is DataRequest, !(self is UploadRequest) else { return nil }
+        guard let sessionCache = session.urlCache, !(self is UploadRequest) else { return nil }
         let (request, response, failed, cacheState) = mutable.withLock { ($0.inFlight, $0.response, $0.error != nil, $0.cache) }
-        guard !failed, let request, let response, let cache = cache(for: request) else { return nil }
+        guard !failed, let request, let response, request.method == .get else { return nil }
         if case .serving = cacheState.use { return nil }
-        let body = (self as? DataRequest)?.data ?? Data()
+        // A stream's body is offered as URLSession offers it, from the copy the stream kept
+        // (none past its limit: too large to cache).
+        let body: Data
+        if let data = self as? DataRequest {
+            guard cache(for: request) != nil else { return nil }
+            body = data.data ?? Data()
+        } else if let stream = self as? DataStreamRequest, let copy = stream.bodyForCache {
+            body = copy
+        } else {
+            return nil
+        }
+        let cache = sessionCache
         if !cacheState.use.isFromCache {
             // A server answers many users: a response to a request that carried credentials
             // (Authorization, or a Cookie, the storage's included) is stored only when it says
