@@ -87,7 +87,7 @@ public struct FieldBlock: Collection, Sendable, Hashable, ExpressibleByArrayLite
     /// A block of `fields`, each value's bytes its UTF-8.
     ///
     /// - Parameter fields: Names and values, in order.
-    public init(_ fields: some Sequence<(name: String, value: String)>) {
+    public init(_ fields: [(name: String, value: String)]) {
         var storage: [UInt8] = []
         var count = 0
         for field in fields {
