@@ -97,7 +97,7 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// This cookie with `name` and `value` as received bytes: each shown as UTF-8 where it is
-    /// valid, else one ISO-8859-1 character per byte (``CookieBytes/text(of:)``), and sent back as
+    /// valid, else one ISO-8859-1 character per byte (`CookieBytes.text(of:)`), and sent back as
     /// the bytes. How a jar file's line becomes a cookie.
     ///
     /// - Parameters:
