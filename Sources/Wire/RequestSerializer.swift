@@ -32,6 +32,10 @@ public struct RequestHead: Sendable, Hashable {
     public var authority: String
     /// The other fields, in order. Must not contain Host, Content-Length or Transfer-Encoding.
     public var fields: [(name: String, value: String)]
+    /// Fields whose values are bytes rather than strings, written after ``fields``: a value that
+    /// came from a server and must go back as it came (a cookie holding obs-text bytes, which no
+    /// `String` can carry). Validated as ``fields`` are. Empty by default.
+    public var byteFields: [(name: String, value: [UInt8])] = []
     /// How the body is delimited. ``RequestFraming/none`` by default.
     public var framing: RequestFraming
     /// Whether to send `Expect: 100-continue` and wait for an interim response before the body.
@@ -57,6 +61,8 @@ public struct RequestHead: Sendable, Hashable {
             && lhs.framing == rhs.framing && lhs.expectContinue == rhs.expectContinue
             && lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+            && lhs.byteFields.count == rhs.byteFields.count
+            && zip(lhs.byteFields, rhs.byteFields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Hashes every component.
@@ -67,6 +73,10 @@ public struct RequestHead: Sendable, Hashable {
         hasher.combine(framing)
         hasher.combine(expectContinue)
         for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+        for field in byteFields {
             hasher.combine(field.name)
             hasher.combine(field.value)
         }
@@ -93,6 +103,12 @@ public enum RequestSerializer {
             buffer.append(contentsOf: field.name.utf8)
             buffer.append(contentsOf: ": ".utf8)
             buffer.append(contentsOf: field.value.utf8)
+            buffer.append(contentsOf: crlf)
+        }
+        for field in head.byteFields {
+            buffer.append(contentsOf: field.name.utf8)
+            buffer.append(contentsOf: ": ".utf8)
+            buffer.append(contentsOf: field.value)
             buffer.append(contentsOf: crlf)
         }
         switch head.framing {
@@ -142,19 +158,28 @@ public enum RequestSerializer {
             throw WireError(.requestFieldValue, "Host value holds a control character", offset: bad)
         }
         for (index, field) in head.fields.enumerated() {
-            let name = field.name.utf8
-            guard !name.isEmpty, name.allSatisfy(TokenSet.contains) else {
-                throw WireError(.requestFieldName, "field name \(debugQuoted(field.name)) is not a token", offset: index)
-            }
-            if isReserved(field.name) {
-                throw WireError(.requestFramingField, "\(field.name) is written by the serializer, not taken from fields", offset: index)
-            }
-            if firstInvalidValueByte(field.value.utf8) != nil {
-                throw WireError(.requestFieldValue, "value of \(field.name) holds CR, LF, NUL or another control character", offset: index)
-            }
+            try validateField(name: field.name, value: field.value.utf8, index: index)
+        }
+        for (index, field) in head.byteFields.enumerated() {
+            try validateField(name: field.name, value: field.value, index: head.fields.count + index)
         }
         if case .contentLength(let count) = head.framing, count < 0 {
             throw WireError(.requestFramingField, "negative Content-Length \(count)")
+        }
+    }
+
+    /// One field: a token name the serializer does not write itself, a value without CR, LF,
+    /// NUL or another control character. `index` counts ``RequestHead/fields`` then
+    /// ``RequestHead/byteFields``.
+    private static func validateField(name: String, value: some Sequence<UInt8>, index: Int) throws(WireError) {
+        guard !name.utf8.isEmpty, name.utf8.allSatisfy(TokenSet.contains) else {
+            throw WireError(.requestFieldName, "field name \(debugQuoted(name)) is not a token", offset: index)
+        }
+        if isReserved(name) {
+            throw WireError(.requestFramingField, "\(name) is written by the serializer, not taken from fields", offset: index)
+        }
+        if firstInvalidValueByte(value) != nil {
+            throw WireError(.requestFieldValue, "value of \(name) holds CR, LF, NUL or another control character", offset: index)
         }
     }
 
@@ -164,7 +189,7 @@ public enum RequestSerializer {
     }
 
     /// The offset of the first byte that is not HTAB, SP, VCHAR or obs-text.
-    private static func firstInvalidValueByte(_ bytes: String.UTF8View) -> Int? {
+    private static func firstInvalidValueByte(_ bytes: some Sequence<UInt8>) -> Int? {
         var offset = 0
         for b in bytes {
             if (b < ASCII.space && b != ASCII.tab) || b == ASCII.del { return offset }
@@ -187,6 +212,7 @@ public enum RequestSerializer {
     private static func estimatedSize(_ head: RequestHead) -> Int {
         var size = head.method.rawValue.utf8.count + head.target.utf8.count + head.authority.utf8.count + 64
         for field in head.fields { size += field.name.utf8.count + field.value.utf8.count + 4 }
+        for field in head.byteFields { size += field.name.utf8.count + field.value.count + 4 }
         return size
     }
 

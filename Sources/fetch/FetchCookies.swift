@@ -50,7 +50,7 @@ struct FetchCookieOptions: Sendable, Equatable {
         configuration.httpCookieAcceptPolicy = .always
         for path in files {
             guard let data = readFile(path) else { continue }  // curl: a missing file is no error
-            for cookie in NetscapeCookies.parse(String(decoding: data, as: UTF8.self)) where !(junkSessionCookies && cookie.isSessionOnly) {
+            for cookie in NetscapeCookies.parse(bytes: [UInt8](data)) where !(junkSessionCookies && cookie.isSessionOnly) {
                 storage.setCookie(cookie)
             }
         }
@@ -59,8 +59,8 @@ struct FetchCookieOptions: Sendable, Equatable {
     /// `-c`: writes the jar after the run; a failure is a warning, as curl's.
     func save(from configuration: URLSessionConfiguration, showsWarnings: Bool) {
         guard let jar, let storage = configuration.httpCookieStorage else { return }
-        let text = NetscapeCookies.format(storage.cookies ?? [])
-        let written = jar == "-" ? writeAll(1, Data(text.utf8)) : Output.writeFile(jar, Data(text.utf8), createDirectories: false)
+        let bytes = Data(NetscapeCookies.formatBytes(storage.cookies ?? []))
+        let written = jar == "-" ? writeAll(1, bytes) : Output.writeFile(jar, bytes, createDirectories: false)
         if !written && showsWarnings { printError("Warning: Failed to save cookies in \(jar)") }
     }
 }
@@ -78,55 +78,75 @@ enum NetscapeCookies {
 
     /// The cookies of a file: `domain  tailmatch  path  secure  expires  name  value`, tab
     /// separated; `#HttpOnly_` before the domain marks HttpOnly; other `#` lines and malformed
-    /// lines are skipped; expired cookies too.
-    static func parse(_ text: String) -> [HTTPCookie] {
+    /// lines are skipped; expired cookies too. Names and values are taken as bytes: a value a
+    /// server set with obs-text (curl writes it as received) is sent back as those bytes.
+    ///
+    /// - Parameter bytes: The file's contents.
+    /// - Returns: The cookies, in file order.
+    static func parse(bytes: [UInt8]) -> [HTTPCookie] {
         let now = Date()
         var cookies: [HTTPCookie] = []
-        for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+        for rawLine in bytes.split(separator: UInt8(ascii: "\n")) {
+            var line = rawLine
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             var httpOnly = false
-            if line.hasPrefix("#HttpOnly_") {
+            if line.starts(with: httpOnlyPrefix) {
                 httpOnly = true
-                line = line.dropFirst("#HttpOnly_".count)
-            } else if line.hasPrefix("#") || line.isEmpty {
+                line = line.dropFirst(httpOnlyPrefix.count)
+            } else if line.first == UInt8(ascii: "#") || line.isEmpty {
                 continue
             }
-            var fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if fields.count == 6 { fields.append("") }  // curl: an empty value may lose its tab
-            guard fields.count == 7, let expires = Int64(fields[4]) else { continue }
-            var domain = fields[0].lowercased()
-            if fields[1].uppercased() == "TRUE", !domain.hasPrefix(".") { domain = "." + domain }
-            if fields[1].uppercased() != "TRUE", domain.hasPrefix(".") { domain.removeFirst() }
+            var fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { Array($0) }
+            if fields.count == 6 { fields.append([]) }  // curl: an empty value may lose its tab
+            let text = fields.map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count == 7, let expires = Int64(text[4]) else { continue }
+            var domain = text[0].lowercased()
+            if text[1].uppercased() == "TRUE", !domain.hasPrefix(".") { domain = "." + domain }
+            if text[1].uppercased() != "TRUE", domain.hasPrefix(".") { domain.removeFirst() }
             var properties: [HTTPCookiePropertyKey: Any] = [
-                .domain: domain, .path: fields[2], .name: fields[5], .value: fields[6],
+                .domain: domain, .path: text[2], .name: text[5], .value: text[6],
             ]
-            if fields[3].uppercased() == "TRUE" { properties[.secure] = "TRUE" }
+            if text[3].uppercased() == "TRUE" { properties[.secure] = "TRUE" }
             if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
             if expires != 0 {
                 let date = Date(timeIntervalSince1970: TimeInterval(expires))
                 guard date > now else { continue }
                 properties[.expires] = date
             }
-            if let cookie = HTTPCookie(properties: properties) { cookies.append(cookie) }
+            guard let cookie = HTTPCookie(properties: properties) else { continue }
+            let isUTF8 = Array(text[5].utf8) == fields[5] && Array(text[6].utf8) == fields[6]
+            cookies.append(isUTF8 ? cookie : cookie.withBytes(name: fields[5], value: fields[6]))
         }
         return cookies
     }
 
-    /// The jar as curl writes it: the header, then one line per cookie, newest first.
+    /// The cookies of a file given as text (its UTF-8 bytes); see ``parse(bytes:)``.
+    static func parse(_ text: String) -> [HTTPCookie] { parse(bytes: Array(text.utf8)) }
+
+    private static let httpOnlyPrefix = Array("#HttpOnly_".utf8)
+
+    /// The jar as curl writes it: the header, then one line per cookie, newest first; names and
+    /// values as the bytes they were set with.
     ///
     /// - Parameter cookies: The storage's cookies, oldest first (``HTTPCookieStorage/cookies``).
-    static func format(_ cookies: [HTTPCookie]) -> String {
-        var text = header
+    static func formatBytes(_ cookies: [HTTPCookie]) -> [UInt8] {
+        var bytes = Array(header.utf8)
         for cookie in cookies.reversed() {
             let expires = cookie.expiresDate.map { Int64($0.timeIntervalSince1970) } ?? 0
-            text += cookie.isHTTPOnly ? "#HttpOnly_" : ""
-            text += [
-                cookie.domain, cookie.domain.hasPrefix(".") ? "TRUE" : "FALSE", cookie.path, cookie.isSecure ? "TRUE" : "FALSE",
-                String(expires), cookie.name, cookie.value,
-            ].joined(separator: "\t")
-            text += "\n"
+            if cookie.isHTTPOnly { bytes += httpOnlyPrefix }
+            let text = [cookie.domain, cookie.domain.hasPrefix(".") ? "TRUE" : "FALSE", cookie.path, cookie.isSecure ? "TRUE" : "FALSE", String(expires)]
+            for field in text {
+                bytes += field.utf8
+                bytes.append(UInt8(ascii: "\t"))
+            }
+            bytes += cookie.nameBytes
+            bytes.append(UInt8(ascii: "\t"))
+            bytes += cookie.valueBytes
+            bytes.append(UInt8(ascii: "\n"))
         }
-        return text
+        return bytes
     }
+
+    /// The jar as text (bytes that are not UTF-8 replaced); see ``formatBytes(_:)``.
+    static func format(_ cookies: [HTTPCookie]) -> String { String(decoding: formatBytes(cookies), as: UTF8.self) }
 }

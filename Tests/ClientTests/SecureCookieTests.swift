@@ -9,6 +9,7 @@ import FoundationEssentials
 #endif
 import Testing
 @testable import Client
+import Wire
 
 private func url(_ text: String) -> URL { URL(string: text)! }
 

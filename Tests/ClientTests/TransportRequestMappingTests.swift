@@ -27,7 +27,7 @@ struct TransportRequestMappingTests {
         var additional: [String: String]?
         var connect: TimeInterval = .infinity
         var resource: TimeInterval = 7 * 86_400
-        var cookies: String?
+        var cookies: CookieFieldValue?
         var proxy: ProxyConfiguration?
         /// `ConnectionKey.description`.
         var key: String
@@ -83,7 +83,7 @@ struct TransportRequestMappingTests {
             idempotent: false),
         // cookies
         Row(name: "cookies: the looked-up field follows the request's own", url: "http://example.test/",
-            fields: [("X-A", "1")], cookies: "a=1; b=2",
+            fields: [("X-A", "1")], cookies: .text("a=1; b=2"),
             key: "http://example.test:80", head: ["GET / HTTP/1.1", "Host: example.test", "X-A: 1", "Cookie: a=1; b=2"]),
         // target
         Row(name: "target: an empty path is /", url: "http://example.test",

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Wire
 import TLS
 import EventLoop
 

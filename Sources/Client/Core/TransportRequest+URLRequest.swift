@@ -37,7 +37,7 @@ extension TransportRequest {
     ///   - body: An upload's body (a file streamed from disk, a stream or bytes); `nil` sends
     ///     `urlRequest.httpBody`.
     ///   - cookies: The `Cookie` field's value for this URL (`Settings.cookieFieldValue(for:url:)`),
-    ///     or `nil` for none.
+    ///     or `nil` for none: text, or bytes written as they are (a cookie set with obs-text).
     ///   - start: When the request started, for the total deadline (`timeoutIntervalForResource`);
     ///     a retry passes its first start.
     /// - Throws: `TransportError` of kind ``TransportError/Kind/unsupportedURL`` for a URL without
@@ -47,7 +47,7 @@ extension TransportRequest {
     ///   URL, or a host that is empty or breaks ``HostName``'s rules; `AFError.sessionTaskFailed` with
     ///   `URLError.timedOut` for a timeout that is zero, negative or NaN (``TimeoutLimit``).
     init(_ urlRequest: URLRequest, settings: URLSessionConfiguration.Settings, body: RequestBody?,
-         cookies: String?, start: Deadline) throws {
+         cookies: CookieFieldValue?, start: Deadline) throws {
         guard let url = urlRequest.url else { throw AFError.invalidURL(url: "") }
         let scheme = try Self.scheme(of: url)
         let route = try Self.origin(of: url, scheme: scheme)
@@ -66,7 +66,13 @@ extension TransportRequest {
         }
         // Cookies for this exchange's own URL (every redirect hop asks again); the caller gives
         // none when the request carries its own Cookie field, kept as URLSession keeps it.
-        if let cookies { fields.append(("Cookie", cookies)) }
+        // A value with bytes that are not UTF-8 (obs-text a server set) goes as those bytes.
+        var byteFields: [(name: String, value: [UInt8])] = []
+        switch cookies {
+        case .text(let text): fields.append(("Cookie", text))
+        case .bytes(let bytes): byteFields.append(("Cookie", bytes))
+        case nil: break
+        }
         let method = urlRequest.httpMethod ?? "GET"
         let body = body ?? urlRequest.httpBody.map(RequestBody.data)
         var target = Self.originFormTarget(of: url)
@@ -89,6 +95,7 @@ extension TransportRequest {
             connectTimeout: connectTimeout,
             deadline: total.map { start + $0 } ?? .distantFuture
         )
+        head.byteFields = byteFields
     }
 
     /// The URL's scheme, lower case, if Lariat sends it.

@@ -225,7 +225,7 @@ final class HTTP1Connection: SocketHandler {
                     guard let head = step.head else { preconditionFailure("forwardHead without a head") }
                     let copied = TransportResponseHead(
                         status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
-                        fields: head.fields.strings(in: raw),
+                        fields: FieldBlock(head.fields, in: raw),
                         contentLength: { if case .contentLength(let n) = head.framing { n } else { nil } }()
                     )
                     machine.updateRun {
@@ -241,7 +241,7 @@ final class HTTP1Connection: SocketHandler {
                     guard let head = step.head else { preconditionFailure("upgrade without a head") }
                     upgradeHead = TransportResponseHead(
                         status: head.status, version: head.version, reason: head.reasonPhrase(in: raw),
-                        fields: head.fields.strings(in: raw), contentLength: nil
+                        fields: FieldBlock(head.fields, in: raw), contentLength: nil
                     )
                 case .complete(let keepAlive, var run):
                     // The run has left the machine: the trailers go into the action's copy.

@@ -100,7 +100,9 @@ struct TransportResponseHead: Sendable {
     var status: Int
     var version: HTTPVersion
     var reason: String
-    var fields: [(name: String, value: String)]
+    /// The header fields, copied as bytes in one allocation: a name or value is decoded when
+    /// read, and `Set-Cookie` values are read as the bytes received.
+    var fields: FieldBlock
     /// The body's length when the parser framed it by Content-Length (validated by Wire).
     var contentLength: Int?
 }

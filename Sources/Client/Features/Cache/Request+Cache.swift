@@ -143,7 +143,7 @@ extension Request {
         let head = stored.response
         var fields: [(name: String, value: String)] = []
         for field in head.headers { fields.append((field.name, field.value)) }
-        exchange.deliver(.head(TransportResponseHead(status: head.statusCode, version: .http11, reason: "", fields: fields,
+        exchange.deliver(.head(TransportResponseHead(status: head.statusCode, version: .http11, reason: "", fields: FieldBlock(fields),
                                                      contentLength: stored.data.count)))
         stored.data.withUnsafeBytes { exchange.deliverBody($0) }
         exchange.complete(.end(TransportSummary(timings: exchange.timings, isReusedConnection: false)))
@@ -172,7 +172,7 @@ extension Request {
         var fields: [(name: String, value: String)] = []
         for field in merged { fields.append((field.name, field.value)) }
         let stored = TransportResponseHead(status: revalidating.response.statusCode, version: head.version, reason: "",
-                                           fields: fields, contentLength: revalidating.data.count)
+                                           fields: FieldBlock(fields), contentLength: revalidating.data.count)
         return (stored, revalidating.data)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Wire
 
 /// The content-decoding stage of `ExchangeReceiver`: a coded response's head makes a
 /// `ContentDecoder`, body runs go through it to the request's sink, and the end checks that the
@@ -13,7 +14,7 @@ struct ContentDecodingStage {
     /// Chooses the body's decoder from the response head (`nil`: the body is not coded).
     mutating func prepare(for head: TransportResponseHead, configuration: ContentDecoding) {
         var codings: [String] = []
-        for field in head.fields where field.name.utf8.count == 16 && field.name.lowercased() == "content-encoding" {
+        for field in head.fields where field.hasName("content-encoding") {
             codings.append(field.value)
         }
         decoder = codings.isEmpty ? nil : ContentDecoder.make(contentEncoding: codings, status: head.status, configuration: configuration)

@@ -40,6 +40,20 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     /// The comment URL, if the properties named one.
     public let commentURL: URL?
 
+    /// The name's bytes as the server sent them, when they are not ``name``'s UTF-8 (obs-text
+    /// that is not UTF-8); `nil` otherwise, the usual case.
+    let receivedNameBytes: [UInt8]?
+    /// The value's bytes as the server sent them, when they are not ``value``'s UTF-8; `nil`
+    /// otherwise. These, not ``value``, go back in the `Cookie` field and into a jar file.
+    let receivedValueBytes: [UInt8]?
+
+    /// The bytes of the name sent in a `Cookie` field and written to a jar.
+    package var nameBytes: [UInt8] { receivedNameBytes ?? Array(name.utf8) }
+    /// The bytes of the value sent in a `Cookie` field and written to a jar.
+    package var valueBytes: [UInt8] { receivedValueBytes ?? Array(value.utf8) }
+    /// Whether name and value are their strings' UTF-8 (no byte outside UTF-8 was received).
+    var isUTF8: Bool { receivedNameBytes == nil && receivedValueBytes == nil }
+
     /// Whether the cookie ends with the session (it has no expiry date).
     public var isSessionOnly: Bool { expiresDate == nil }
 
@@ -63,10 +77,13 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     /// The designated initializer: every field, already validated.
     init(
         name: String, value: String, domain: String, path: String, expiresDate: Date?, isSecure: Bool, isHTTPOnly: Bool,
-        sameSitePolicy: HTTPCookieStringPolicy?, version: Int = 0, comment: String? = nil, commentURL: URL? = nil
+        sameSitePolicy: HTTPCookieStringPolicy?, version: Int = 0, comment: String? = nil, commentURL: URL? = nil,
+        receivedNameBytes: [UInt8]? = nil, receivedValueBytes: [UInt8]? = nil
     ) {
         self.name = name
         self.value = value
+        self.receivedNameBytes = receivedNameBytes
+        self.receivedValueBytes = receivedValueBytes
         self.domain = domain.lowercased()
         self.bareDomain = self.domain.hasPrefix(".") ? String(self.domain.dropFirst()) : self.domain
         self.path = path
@@ -77,6 +94,22 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
         self.version = version
         self.comment = comment
         self.commentURL = commentURL
+    }
+
+    /// This cookie with `name` and `value` as received bytes: each shown as UTF-8 where it is
+    /// valid, else one ISO-8859-1 character per byte (`CookieBytes.text(of:)`), and sent back as
+    /// the bytes. How a jar file's line becomes a cookie.
+    ///
+    /// - Parameters:
+    ///   - name: The name's bytes.
+    ///   - value: The value's bytes.
+    /// - Returns: The cookie.
+    package func withBytes(name: [UInt8], value: [UInt8]) -> HTTPCookie {
+        let nameText = CookieBytes.text(of: name), valueText = CookieBytes.text(of: value)
+        return HTTPCookie(
+            name: nameText, value: valueText, domain: domain, path: path, expiresDate: expiresDate, isSecure: isSecure,
+            isHTTPOnly: isHTTPOnly, sameSitePolicy: sameSitePolicy, version: version, comment: comment, commentURL: commentURL,
+            receivedNameBytes: CookieBytes.received(name, shownAs: nameText), receivedValueBytes: CookieBytes.received(value, shownAs: valueText))
     }
 
     /// The cookie as properties, with the keys ``init(properties:)`` reads.
@@ -108,7 +141,8 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     ///   - rhs: Another cookie.
     /// - Returns: Whether they are equal.
     public static func == (lhs: HTTPCookie, rhs: HTTPCookie) -> Bool {
-        lhs.key == rhs.key && lhs.value == rhs.value && lhs.expiresDate == rhs.expiresDate && lhs.isSecure == rhs.isSecure
+        lhs.key == rhs.key && lhs.value == rhs.value && lhs.receivedNameBytes == rhs.receivedNameBytes
+            && lhs.receivedValueBytes == rhs.receivedValueBytes && lhs.expiresDate == rhs.expiresDate && lhs.isSecure == rhs.isSecure
             && lhs.isHTTPOnly == rhs.isHTTPOnly && lhs.sameSitePolicy == rhs.sameSitePolicy
     }
 

@@ -178,6 +178,16 @@ public final class HTTPCookieStorage: Sendable, Hashable {
         return HTTPCookie.cookieFieldValue(cookies)
     }
 
+    /// The `Cookie` field for `url` as it goes on the wire: each cookie's name and value as the
+    /// bytes it was set with, or `nil` when no cookie applies.
+    ///
+    /// - Parameter url: The request's URL.
+    /// - Returns: The field's value.
+    func cookieField(for url: URL) -> CookieFieldValue? {
+        guard !isEmpty, let cookies = cookies(for: url), !cookies.isEmpty else { return nil }
+        return CookieFieldValue(cookies)
+    }
+
     /// Whether two storages are the same object.
     ///
     /// - Parameters:

@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Wire
 
 // The two hooks that put cookies on the request path, both per exchange so that each redirect
 // hop sends the cookies for its own URL and stores what its response sets:
@@ -30,10 +31,11 @@ extension URLSessionConfiguration.Settings {
     /// - Parameters:
     ///   - request: The request being sent.
     ///   - url: Its URL.
-    /// - Returns: The field's value.
-    func cookieFieldValue(for request: URLRequest, url: URL) -> String? {
+    /// - Returns: The field's value: text, or the bytes the cookies were set with when some are
+    ///   not UTF-8 (sent back as received).
+    func cookieFieldValue(for request: URLRequest, url: URL) -> CookieFieldValue? {
         guard let storage = cookieStorage(for: request), !storage.isEmpty, request.headers.value(for: "Cookie") == nil else { return nil }
-        return storage.cookieFieldValue(for: url)
+        return storage.cookieField(for: url)
     }
 
     /// Stores the cookies a response head sets, by RFC 6265's rules for `url` and the
@@ -41,15 +43,16 @@ extension URLSessionConfiguration.Settings {
     /// splitting is needed on the wire). Costs one pass over the field names when there are none.
     ///
     /// - Parameters:
-    ///   - fields: The response head's fields, in order.
+    ///   - fields: The response head's fields, in order; values are parsed from their bytes, so a
+    ///     cookie keeps the bytes it was set with.
     ///   - url: The URL the response answered.
     ///   - request: The request, for its cookie opt-out and main document URL.
-    func storeCookies(from fields: [(name: String, value: String)], for url: URL, request: URLRequest) {
+    func storeCookies(from fields: FieldBlock, for url: URL, request: URLRequest) {
         guard let storage = cookieStorage(for: request) else { return }
         var cookies: [HTTPCookie] = []
         let now = Date()
-        for field in fields where field.name.utf8.count == 10 && field.name.lowercased() == "set-cookie" {
-            if case .success(let cookie) = SetCookieParser.parse(field.value, for: url, now: now) { cookies.append(cookie) }
+        for field in fields where field.hasName("set-cookie") {
+            if case .success(let cookie) = SetCookieParser.parse(bytes: field.valueBytes, for: url, now: now) { cookies.append(cookie) }
         }
         guard !cookies.isEmpty else { return }
         storage.store(cookies, for: url, mainDocumentURL: request.mainDocumentURL, policy: httpCookieAcceptPolicy)

@@ -45,6 +45,23 @@ enum SetCookieParser {
     /// The longest a cookie lives, whatever `Max-Age` or `Expires` say: 400 days (RFC 6265bis §5.5).
     static let maxLifetime: TimeInterval = 400 * 86_400
 
+    /// Parses one Set-Cookie field value, as the bytes received, sent in the response to `url`.
+    /// The cookie's name and value keep their bytes (obs-text included) to be sent back as they
+    /// came; their strings are the text view ``CookieBytes`` describes.
+    ///
+    /// - Parameters:
+    ///   - bytes: The field value's bytes.
+    ///   - url: The URL of the request the response answered.
+    ///   - now: The current time, for `Max-Age`.
+    ///   - suffixes: The public suffix rules.
+    /// - Returns: The cookie, or why there is none.
+    static func parse(bytes: some Collection<UInt8>, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .shared) -> Result<HTTPCookie, CookieRejection> {
+        if let line = String(validating: bytes, as: UTF8.self) { return parse(line, for: url, now: now, suffixes: suffixes) }
+        // Not UTF-8: parse the ISO-8859-1 view, one character per byte, so that every delimiter
+        // is where it was and each piece maps back to its bytes.
+        return parse(CookieBytes.latin1Text(of: bytes), for: url, now: now, suffixes: suffixes, isLatin1: true)
+    }
+
     /// Parses one Set-Cookie field value sent in the response to `url`.
     ///
     /// - Parameters:
@@ -52,8 +69,15 @@ enum SetCookieParser {
     ///   - url: The URL of the request the response answered.
     ///   - now: The current time, for `Max-Age`.
     ///   - suffixes: The public suffix rules.
+    ///   - isLatin1: Whether `line` is the ISO-8859-1 view of bytes that are not UTF-8: sizes
+    ///     count characters (one per byte), and each piece is turned back into its bytes.
     /// - Returns: The cookie, or why there is none.
-    static func parse(_ line: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .shared) -> Result<HTTPCookie, CookieRejection> {
+    static func parse(
+        _ line: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .shared, isLatin1: Bool = false
+    ) -> Result<HTTPCookie, CookieRejection> {
+        let byteCount: (String) -> Int = { isLatin1 ? $0.unicodeScalars.count : $0.utf8.count }
+        // A piece's text view: itself for UTF-8 input, else its bytes read as ``CookieBytes`` says.
+        let view: (String) -> String = { isLatin1 ? CookieBytes.text(of: CookieBytes.latin1Bytes(of: $0)) : $0 }
         // 6265bis §5.7 step 1: a control character other than tab voids the line.
         guard !line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return .failure(.malformed) }
         var parts = line.split(separator: ";", omittingEmptySubsequences: false)[...]
@@ -65,7 +89,7 @@ enum SetCookieParser {
         // A tab inside the name or value (not around it) voids the line, as curl: a Netscape jar
         // separates its fields with tabs, so such a cookie could not be written back whole.
         guard !name.utf8.contains(0x09), !value.utf8.contains(0x09) else { return .failure(.malformed) }
-        guard name.utf8.count + value.utf8.count <= maxNameValueSize else { return .failure(.tooLarge) }
+        guard byteCount(name) + byteCount(value) <= maxNameValueSize else { return .failure(.tooLarge) }
 
         var expires: Date?
         var maxAge: Date?
@@ -76,7 +100,7 @@ enum SetCookieParser {
         var sameSite: HTTPCookieStringPolicy?
         for part in parts {
             let attributeName: String
-            let attributeValue: String
+            var attributeValue: String
             if let equals = part.firstIndex(of: "=") {
                 attributeName = trimmed(part[..<equals]).lowercased()
                 attributeValue = trimmed(part[part.index(after: equals)...])
@@ -84,7 +108,8 @@ enum SetCookieParser {
                 attributeName = trimmed(part).lowercased()
                 attributeValue = ""
             }
-            guard attributeValue.utf8.count <= maxAttributeValueSize else { continue }
+            guard byteCount(attributeValue) <= maxAttributeValueSize else { continue }
+            attributeValue = view(attributeValue)
             // §5.2: the last occurrence of an attribute wins; unknown ones are ignored.
             switch attributeName {
             case "expires": if let date = CookieDate.parse(attributeValue) { expires = min(date, now.addingTimeInterval(maxLifetime)) }
@@ -134,9 +159,18 @@ enum SetCookieParser {
             }
         }
         let path = pathAttribute ?? CookieMatching.defaultPath(CookieMatching.requestPath(of: url))
+        guard isLatin1 else {
+            return .success(HTTPCookie(
+                name: name, value: value, domain: domain, path: path, expiresDate: maxAge ?? expires,
+                isSecure: secure, isHTTPOnly: httpOnly, sameSitePolicy: sameSite))
+        }
+        let nameBytes = CookieBytes.latin1Bytes(of: name), valueBytes = CookieBytes.latin1Bytes(of: value)
+        let nameText = view(name), valueText = view(value)
         return .success(HTTPCookie(
-            name: name, value: value, domain: domain, path: path, expiresDate: maxAge ?? expires,
-            isSecure: secure, isHTTPOnly: httpOnly, sameSitePolicy: sameSite))
+            name: nameText, value: valueText, domain: domain, path: path, expiresDate: maxAge ?? expires,
+            isSecure: secure, isHTTPOnly: httpOnly, sameSitePolicy: sameSite,
+            receivedNameBytes: CookieBytes.received(nameBytes, shownAs: nameText),
+            receivedValueBytes: CookieBytes.received(valueBytes, shownAs: valueText)))
     }
 
     /// §5.2.2: an optional `-` and digits; zero or less means "already expired".

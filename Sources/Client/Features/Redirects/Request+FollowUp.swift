@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Wire
 
 // Redirects and authentication challenges: a response head that calls for another exchange of
 // the same request. `judge(_:)` decides from the head (pure rules in `RedirectRules` and
@@ -185,7 +186,7 @@ extension Request {
             guard let next = challengeAnswer(head, request: request, followUp: followUp) else { return .deliver }
             return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: true)), error: nil, countsRedirect: false)
         }
-        let location = head.fields.first { $0.name.lowercased() == "location" }?.value
+        let location = head.fields.firstValue(named: "location")
         switch RedirectRules.next(status: status, location: location, current: request) {
         case .notRedirect:
             return .deliver
@@ -209,7 +210,7 @@ extension Request {
     /// The request answering a 401's challenge, `nil` to deliver the 401: no supported
     /// challenge, no credential for it, or already answered (once, plus once for Digest `stale=true`).
     private func challengeAnswer(_ head: TransportResponseHead, request: URLRequest, followUp: FollowUpState) -> URLRequest? {
-        let values = head.fields.filter { $0.name.lowercased() == "www-authenticate" }.map(\.value)
+        let values = head.fields.filter { $0.hasName("www-authenticate") }.map(\.value)
         guard let url = request.url, let (challenge, _, credential) = challengeChoice(values, url: url, followUp: followUp) else { return nil }
         let stale = challenge.scheme == "digest" && challenge["stale"]?.lowercased() == "true"
         guard followUp.challengesAnswered == 0 || (followUp.challengesAnswered == 1 && stale && !followUp.staleAnswered) else { return nil }
