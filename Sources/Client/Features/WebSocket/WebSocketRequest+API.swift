@@ -22,11 +22,29 @@ extension WebSocketRequest {
         public let maximumMessageSize: Int
         /// How often a ping is sent automatically; `nil` (the default) sends none.
         public let pingInterval: TimeInterval?
+        /// The permessage-deflate (RFC 7692) offer; `nil` offers no compression. Lariat's own:
+        /// offered by default, with every parameter left to the server.
+        var deflate: PerMessageDeflate?
 
-        init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil) {
+        init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil,
+             deflate: PerMessageDeflate? = PerMessageDeflate()) {
             self.protocol = `protocol`
             self.maximumMessageSize = maximumMessageSize
             self.pingInterval = pingInterval
+            self.deflate = deflate
+        }
+
+        /// Whether the handshake offers permessage-deflate compression (RFC 7692). `true` by
+        /// default, as browsers do; the server decides whether it is used. Lariat's own.
+        public var offersPerMessageDeflate: Bool { deflate != nil }
+
+        /// This configuration with permessage-deflate offered or not. Lariat's own.
+        /// - Parameter offered: `false` sends no `Sec-WebSocket-Extensions` field.
+        /// - Returns: the changed configuration.
+        public func perMessageDeflate(_ offered: Bool) -> Self {
+            var copy = self
+            copy.deflate = offered ? (deflate ?? PerMessageDeflate()) : nil
+            return copy
         }
 
         /// No subprotocol, 1 MiB messages, no automatic pings.
@@ -239,6 +257,7 @@ extension WebSocketRequest {
                     }
                 }
                 handler(Event(socket: owner, kind: kind))
+                if case .message(let message) = event { owner?.messageHandled(size: message.byteCount) }
             }
         }
         socket.withLock { $0.sinks.append(sink) }

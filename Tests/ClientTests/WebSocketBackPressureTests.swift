@@ -1,0 +1,49 @@
+// Back-pressure on WebSocketRequest: scripts/ws-test-server.py's /flood pushes 64 MiB (1,024
+// binary messages of 64 KiB) as fast as loopback takes it, while the handler sleeps on every
+// message. Reading must stop while the handler is behind, so this process's anonymous resident
+// memory (the heap, where queued messages would pile up) grows by far less than the 64 MiB sent.
+#if FullFoundation
+import Foundation
+import Dispatch
+import Synchronization
+import Testing
+import Glibc
+import LariatTestSupport
+@testable import Client
+
+extension ClientIntegrationTests {
+    @Suite("WebSocketBackPressure", .serialized)
+    struct WebSocketBackPressureTests {
+        @Test("a slow handler of 64 MiB keeps the heap within a few MiB: reading pauses", arguments: [false, true])
+        func slowConsumer(tls: Bool) async throws {
+            let server = try WebSocketTestServer(tls: tls)
+            defer { server.stop() }
+            let baseline = try #require(ProcessMemorySampler.memoryKiB(getpid())).anonymous
+            let sampler = ProcessMemorySampler(pid: getpid())
+            let queue = DispatchQueue(label: "ws-slow-consumer")
+            let totals = Mutex((messages: 0, bytes: 0))
+            let session = try server.session()
+            let completion = await withCheckedContinuation { (done: CheckedContinuation<WebSocketRequest.Completion, Never>) in
+                // Uncompressed, so the server pushes at loopback speed.
+                let request = session.webSocketRequest(to: server.url("/flood"), configuration: .default.perMessageDeflate(false))
+                request.streamMessageEvents(on: queue) { event in
+                    switch event.kind {
+                    case .receivedMessage(.data(let data)):
+                        totals.withLock { $0.messages += 1; $0.bytes += data.count }
+                        usleep(2000)
+                    case .completed(let completion): done.resume(returning: completion)
+                    default: break
+                    }
+                }
+            }
+            let growth = sampler.stop().anonymous - baseline
+            #expect(completion.error == nil, "\(String(describing: completion.error))")
+            let (messages, bytes) = totals.withLock { $0 }
+            #expect(messages == 1024)
+            #expect(bytes == 64 << 20)
+            #expect(growth < 24 * 1024, "the heap grew by \(growth) KiB while 64 MiB went through a slow handler")
+            print("WebSocketBackPressure tls=\(tls): RssAnon grew by \(growth) KiB for 64 MiB")
+        }
+    }
+}
+#endif
