@@ -52,3 +52,29 @@ extension ClientIntegrationTests {
     }
 }
 #endif
+
+#if FullFoundation
+extension ClientIntegrationTests.WebSocketBackPressureTests {
+    @Test("the same through the async API: a task that takes messages slowly stops the reads")
+    func slowAsyncConsumer() async throws {
+        let server = try WebSocketTestServer()
+        defer { server.stop() }
+        if let symbol = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        let baseline = try #require(ProcessMemorySampler.memoryKiB(getpid())).anonymous
+        let sampler = ProcessMemorySampler(pid: getpid())
+        let task = Session().webSocketRequest(to: server.url("/flood"), configuration: .default.perMessageDeflate(false)).webSocketTask()
+        var (messages, bytes) = (0, 0)
+        for await message in task.streamingMessages() {
+            if case .data(let data) = message { (messages, bytes) = (messages + 1, bytes + data.count) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let growth = sampler.stop().anonymous - baseline
+        #expect(messages == 1024)
+        #expect(bytes == 64 << 20)
+        #expect(growth < 24 * 1024, "the heap grew by \(growth) KiB while 64 MiB went to a slow task")
+        print("WebSocketBackPressure async: RssAnon grew by \(growth) KiB for 64 MiB")
+    }
+}
+#endif

@@ -239,14 +239,29 @@ extension WebSocketRequest {
     }
 
     /// Adds a handler: connection events go through `transform` on `queue`, then `.completed`
-    /// once the request finished.
+    /// once the request finished. A message counts as buffered until `handler` returned.
     private func appendSink<Success: Sendable, Failure: Error>(
         on queue: DispatchQueue, transform: @escaping @Sendable (URLSessionWebSocketTask.Message) -> Result<Success, Failure>,
         handler: @escaping @Sendable (Event<Success, Failure>) -> Void
     ) -> Self {
+        appendSink(on: queue, transform: transform) { [weak self] event, size in
+            handler(event)
+            if size > 0 { self?.messageHandled(size: size) }
+        }
+    }
+
+    /// Adds a handler that hears each event with its message's size in bytes (0 for other
+    /// events) and reports the message handled itself, with ``messageHandled(size:)``.
+    @discardableResult
+    func appendSink<Success: Sendable, Failure: Error>(
+        on queue: DispatchQueue, transform: @escaping @Sendable (URLSessionWebSocketTask.Message) -> Result<Success, Failure>,
+        sizedHandler handler: @escaping @Sendable (Event<Success, Failure>, _ size: Int) -> Void
+    ) -> Self {
         let sink: @Sendable (SocketEvent) -> Void = { [weak self] event in
             let owner = self
             queue.async {
+                var size = 0
+                if case .message(let message) = event { size = message.byteCount }
                 let kind: Event<Success, Failure>.Kind = switch event {
                 case .connected(let chosen): .connected(protocol: chosen)
                 case .disconnected(let code, let reason): .disconnected(closeCode: code, reason: reason)
@@ -256,8 +271,7 @@ extension WebSocketRequest {
                     case .failure(let error): .serializerFailed(error)
                     }
                 }
-                handler(Event(socket: owner, kind: kind))
-                if case .message(let message) = event { owner?.messageHandled(size: message.byteCount) }
+                handler(Event(socket: owner, kind: kind), size)
             }
         }
         socket.withLock { $0.sinks.append(sink) }
@@ -267,7 +281,7 @@ extension WebSocketRequest {
             socket.withLock { $0.sinks.removeAll() }
             let completion = self.completion
             let owner: WebSocketRequest = self
-            queue.async { handler(Event(socket: owner, kind: .completed(completion))) }
+            queue.async { handler(Event(socket: owner, kind: .completed(completion)), 0) }
         }
         return self
     }
