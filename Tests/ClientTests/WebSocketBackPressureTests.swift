@@ -78,3 +78,29 @@ extension ClientIntegrationTests.WebSocketBackPressureTests {
     }
 }
 #endif
+
+#if FullFoundation
+extension ClientIntegrationTests.WebSocketBackPressureTests {
+    @Test("automatic pings do not fail a connection whose reading is paused by a slow handler")
+    func pausedKeepAlive() async throws {
+        let server = try WebSocketTestServer()
+        defer { server.stop() }
+        let queue = DispatchQueue(label: "ws-slow-keepalive")
+        let count = Mutex(0)
+        // Each pause lasts about 8 messages × 30 ms, several 50 ms ping intervals.
+        let configuration = WebSocketRequest.Configuration.pingInterval(0.05).perMessageDeflate(false)
+        let completion = await withCheckedContinuation { (done: CheckedContinuation<WebSocketRequest.Completion, Never>) in
+            Session().webSocketRequest(to: server.url("/flood"), configuration: configuration).streamMessageEvents(on: queue) { event in
+                switch event.kind {
+                case .receivedMessage:
+                    if count.withLock({ $0 += 1; return $0 }) <= 40 { usleep(30_000) }
+                case .completed(let completion): done.resume(returning: completion)
+                default: break
+                }
+            }
+        }
+        #expect(completion.error == nil, "\(String(describing: completion.error))")
+        #expect(count.withLock { $0 } == 1024)
+    }
+}
+#endif

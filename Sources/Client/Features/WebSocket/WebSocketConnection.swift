@@ -51,6 +51,9 @@ final class WebSocketConnection: SocketHandler {
     private let pingInterval: Duration?
     private var pingTimer: TimerID?
     private var awaitingKeepAlivePong = false
+    /// Whether any frame was parsed since the last keep-alive tick: a peer that keeps sending is
+    /// alive even when its pong is queued behind data a paused (slow) consumer has not read yet.
+    private var receivedSincePingTick = false
     /// The keep-alive ping's payload, told apart from the user's pings (which have none).
     static let keepAlivePayload: [UInt8] = Array("lariat-keepalive".utf8)
     /// permessage-deflate's codec when the server accepted it (WebSocketConnection+Deflate.swift).
@@ -252,6 +255,7 @@ final class WebSocketConnection: SocketHandler {
                     }
                 }
             inbound.consume(step.consumed)
+            if step.consumed > 0 { receivedSincePingTick = true }
             if let error = step.error {
                 parseError = error
                 return perform(machine.parseFailed(error))
@@ -352,8 +356,15 @@ final class WebSocketConnection: SocketHandler {
             pingTimer = nil
             guard machine.canSend else { return }  // closing: the close timer decides now
             if awaitingKeepAlivePong {
-                return lost(TransportError(.timedOut, "no pong within the ping interval (\(pingInterval))"))
+                // Reading paused for a slow consumer, or frames still arriving: the pong may be
+                // waiting unread behind them. Only a peer silent for a whole interval is gone.
+                guard readPaused || receivedSincePingTick else {
+                    return lost(TransportError(.timedOut, "no pong within the ping interval (\(pingInterval))"))
+                }
+                receivedSincePingTick = false
+                return armPingTimer()
             }
+            receivedSincePingTick = false
             awaitingKeepAlivePong = true
             try? queueFrame(.ping, Self.keepAlivePayload)
             flush()
