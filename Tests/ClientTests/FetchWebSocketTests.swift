@@ -58,6 +58,38 @@ extension ClientIntegrationTests {
             #expect(result.output.isEmpty)
         }
 
+        @Test("fetch ws:// of a 64 MiB /flood to a slow reader of its stdout: fetch's heap stays bounded (back-pressure)")
+        func floodToSlowReader() throws {
+            let server = try WebSocketTestServer()
+            defer { server.stop() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(fetchExecutable))
+            process.arguments = ["-s", "--max-time", "120", server.url("/flood")]
+            process.standardInput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let sampler = ProcessMemorySampler(pid: process.processIdentifier)
+            // Read slowly (at most 64 KiB, then 4 ms: about 16 MB/s, slower than the server), so
+            // fetch's writes block and its handler falls behind.
+            var total = 0
+            while true {
+                let chunk = output.fileHandleForReading.readData(ofLength: 64 * 1024)
+                if chunk.isEmpty { break }
+                total += chunk.count
+                usleep(4000)
+            }
+            process.waitUntilExit()
+            let (_, anonymous) = sampler.stop()
+            #expect(process.terminationStatus == 0)
+            #expect(total == 64 << 20)
+            let environment = ProcessInfo.processInfo.environment
+            let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+            #expect(anonymous > 0 && (sanitized || anonymous < 16 * 1024), "fetch's anonymous memory \(anonymous) KiB")
+            print("fetch ws:// /flood to a slow reader: anonymous \(anonymous) KiB for 64 MiB")
+        }
+
         @Test("a refused upgrade is 8, a refused connection 7, an unknown scheme still 1")
         func failures() throws {
             let server = try WebSocketTestServer()
