@@ -8,6 +8,13 @@ Two listeners, both on 127.0.0.1, ports given on the command line:
     /close       on the first message, closes with 4001 "bye"
     /ping        pings the client, waits for its pong, then sends "pong received"
     /subprotocol sends the subprotocol it chose ("none" when none)
+    /extensions  sends the Sec-WebSocket-Extensions it answered ("none" when none)
+    /bomb        sends 8 MiB of zeros as one message (about 8 KiB once deflated)
+    /flood       sends 64 MiB as 1,024 binary messages of 64 KiB, then closes with 1000
+  It accepts permessage-deflate with whatever parameters the client asks for.
+- `--deflate-port`: the same paths, but permessage-deflate imposed with every parameter:
+    server_no_context_takeover, client_no_context_takeover, server_max_window_bits=10,
+    client_max_window_bits=9 (the client must honour the last two it did not ask for).
 - `--raw-port`: a hand-written server that breaks the protocol on purpose (no websockets code):
     /bad-accept  answers 101 with a wrong Sec-WebSocket-Accept
     /masked      a valid 101, then a masked text frame (servers must not mask, RFC 6455 §5.1)
@@ -21,9 +28,11 @@ import argparse
 import asyncio
 import base64
 import hashlib
+import os
 import ssl
 
 from websockets.asyncio.server import serve
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -43,6 +52,16 @@ async def conforming(ws):
         await ws.send("pong received")
     elif path == "/subprotocol":
         await ws.send(ws.subprotocol or "none")
+    elif path == "/extensions":
+        await ws.send(ws.response.headers.get("Sec-WebSocket-Extensions", "none"))
+    elif path == "/bomb":
+        await ws.send(bytes(8 * 1024 * 1024))
+    elif path == "/flood":
+        chunk = os.urandom(64 * 1024)
+        for _ in range(1024):
+            await ws.send(chunk)
+        await ws.close(1000, "flooded")
+        return
     async for message in ws:
         if path == "/close":
             await ws.close(4001, "bye")
@@ -100,6 +119,7 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--raw-port", type=int, required=True)
+    parser.add_argument("--deflate-port", type=int)
     parser.add_argument("--cert")
     parser.add_argument("--key")
     args = parser.parse_args()
@@ -111,7 +131,14 @@ async def main():
     async with serve(conforming, "127.0.0.1", args.port, ssl=context, select_subprotocol=choose,
                      max_size=4 * 1024 * 1024, ping_interval=None):
         async with raw_server:
-            await asyncio.Future()
+            if args.deflate_port is None:
+                await asyncio.Future()
+            strict = ServerPerMessageDeflateFactory(
+                server_no_context_takeover=True, client_no_context_takeover=True,
+                server_max_window_bits=10, client_max_window_bits=9)
+            async with serve(conforming, "127.0.0.1", args.deflate_port, ssl=context, extensions=[strict],
+                             compression=None, max_size=4 * 1024 * 1024, ping_interval=None):
+                await asyncio.Future()
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ public struct WebSocketError: Error, Hashable, Sendable, CustomStringConvertible
             case closeReason = "close-reason"
             case dataAfterClose = "data-after-close"
             case truncatedFrame = "truncated-frame"
+            case compressedData = "compressed-data"
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -72,6 +73,9 @@ public struct WebSocketError: Error, Hashable, Sendable, CustomStringConvertible
         public static let dataAfterClose = Code(.dataAfterClose)
         /// The connection ended inside a frame or a fragmented message.
         public static let truncatedFrame = Code(.truncatedFrame)
+        /// A permessage-deflate message whose payload is not valid DEFLATE data (RFC 7692 §7.2.2);
+        /// raised by the extension's decompressor, which lives outside this module.
+        public static let compressedData = Code(.compressedData)
     }
 
     /// The rule the input broke.

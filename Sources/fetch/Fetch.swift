@@ -151,6 +151,9 @@ struct Fetch {
             }
             return error.status
         }
+        if WebSocketTransfer.handles(request.url) {
+            return await WebSocketTransfer(options: options, request: request).run(session)
+        }
         let transfer = Transfer(options: options, request: request, output: job.output, parallelMeter: meter)
         let result = await transfer.run(session)
         request.removeBodyFile()
@@ -195,7 +198,7 @@ struct Fetch {
             throw FetchSetupError(status: 2, description: "--pinnedpubkey: \(error)")
         }
         // curl reads certificate files only for TLS transfers; so does fetch.
-        let usesTLS = requests.contains { $0.url.lowercased().hasPrefix("https:") }
+        let usesTLS = requests.contains { $0.url.lowercased().hasPrefix("https:") || $0.url.lowercased().hasPrefix("wss:") }
         let tlsConfiguration = usesTLS ? try options.tlsConfiguration() : TLSConfiguration()
         var resolver = try options.hostResolver()
         try AddressFamilyFilter(options.ipVersion).restrict(&resolver, for: requests.map(\.url))

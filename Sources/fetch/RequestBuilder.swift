@@ -174,14 +174,15 @@ struct RequestBuilder {
         return own + custom
     }
 
-    /// curl's reading of a URL: `http://` when no scheme is given, only http and https
+    /// curl's reading of a URL: `http://` when no scheme is given, only http, https, ws and wss
     /// (status 1 for others), user info taken out (returned as `user:password`, decoded).
     static func normalize(_ raw: String) throws(TransferError) -> (url: String, credentials: String?) {
         var url = raw
         if url.firstOccurrence(of: "://") == nil { url = "http://" + url }
         let schemeEnd = url.firstOccurrence(of: "://")!
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        // ws and wss: Lariat's own WebSocket transfer (WebSocketTransfer.swift).
+        guard scheme == "http" || scheme == "https" || scheme == "ws" || scheme == "wss" else {
             throw TransferError(status: 1, message: "Protocol \"\(url[..<schemeEnd.lowerBound])\" not supported")
         }
         let authorityStart = schemeEnd.upperBound

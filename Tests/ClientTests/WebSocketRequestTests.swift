@@ -241,6 +241,8 @@ final class WebSocketTestServer: @unchecked Sendable {
     let process = Process()
     let port: Int
     let rawPort: Int
+    /// The server imposing every permessage-deflate parameter (scripts/ws-test-server.py).
+    let deflatePort: Int
     let tls: Bool
 
     init(tls: Bool = false) throws {
@@ -248,8 +250,9 @@ final class WebSocketTestServer: @unchecked Sendable {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         port = try HTTPSServer.freePort()
         rawPort = try HTTPSServer.freePort()
+        deflatePort = try HTTPSServer.freePort()
         process.executableURL = root.appendingPathComponent(".build-venv/bin/python")
-        var arguments = [root.appendingPathComponent("scripts/ws-test-server.py").path, "--port", "\(port)", "--raw-port", "\(rawPort)"]
+        var arguments = [root.appendingPathComponent("scripts/ws-test-server.py").path, "--port", "\(port)", "--raw-port", "\(rawPort)", "--deflate-port", "\(deflatePort)"]
         if tls {
             let lab = try HTTPSLab.shared.get()
             arguments += ["--cert", lab.path("server.pem"), "--key", lab.path("server.key")]
@@ -257,7 +260,7 @@ final class WebSocketTestServer: @unchecked Sendable {
         process.arguments = arguments
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while !(HTTPSServer.canConnect(port: port) && HTTPSServer.canConnect(port: rawPort)) {
+        while !(HTTPSServer.canConnect(port: port) && HTTPSServer.canConnect(port: rawPort) && HTTPSServer.canConnect(port: deflatePort)) {
             guard Date() < deadline, process.isRunning else {
                 stop()
                 throw HTTPSLab.Failure(description: "ws-test-server.py did not start (is `websockets` in .build-venv? scripts/install-test-deps.sh)")
@@ -269,6 +272,11 @@ final class WebSocketTestServer: @unchecked Sendable {
     /// The URL of `path` on the conforming server, or on the misbehaving one (`raw`).
     func url(_ path: String, raw: Bool = false) -> String {
         "\(tls ? "wss" : "ws")://127.0.0.1:\(raw ? rawPort : port)\(path)"
+    }
+
+    /// The URL of `path` on the server that imposes permessage-deflate's parameters.
+    func strictDeflateURL(_ path: String) -> String {
+        "\(tls ? "wss" : "ws")://127.0.0.1:\(deflatePort)\(path)"
     }
 
     /// A session trusting the lab's root for wss; a default one for ws.

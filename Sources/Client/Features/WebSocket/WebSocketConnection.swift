@@ -51,8 +51,20 @@ final class WebSocketConnection: SocketHandler {
     private let pingInterval: Duration?
     private var pingTimer: TimerID?
     private var awaitingKeepAlivePong = false
+    /// Whether any frame was parsed since the last keep-alive tick: a peer that keeps sending is
+    /// alive even when its pong is queued behind data a paused (slow) consumer has not read yet.
+    private var receivedSincePingTick = false
     /// The keep-alive ping's payload, told apart from the user's pings (which have none).
     static let keepAlivePayload: [UInt8] = Array("lariat-keepalive".utf8)
+    /// permessage-deflate's codec when the server accepted it (WebSocketConnection+Deflate.swift).
+    let deflate: PerMessageDeflateCodec?
+    /// Whether the message being received is compressed.
+    var inflatingMessage = false
+    /// Back-pressure (WebSocketConnection+BackPressure.swift): the owner's consumers are behind,
+    /// so nothing more is parsed or read until they catch up.
+    var readPaused = false
+    /// The socket hung up while reading was paused: read the rest when it resumes.
+    var hungUpWhilePaused = false
 
     // Reading
     private var inbound = ReceiveBuffer(capacity: 16 * 1024)
@@ -78,13 +90,16 @@ final class WebSocketConnection: SocketHandler {
     ///   - closeTimeout: how long the close handshake may take; 5 s by default.
     ///   - onEvent: the owner's sink, called on the loop.
     ///   - pingInterval: how often to ping the server; `nil` (the default): never.
+    ///   - deflate: permessage-deflate's negotiated parameters; `nil` (the default): not in force.
     init(_ upgraded: UpgradedConnection, limits: WebSocketLimits, closeTimeout: Duration = .seconds(5),
-         pingInterval: Duration? = nil, onEvent: @escaping (WebSocketConnectionEvent) -> Void) {
+         pingInterval: Duration? = nil, deflate: PerMessageDeflate.Parameters? = nil,
+         onEvent: @escaping (WebSocketConnectionEvent) -> Void) {
+        self.deflate = deflate.map { PerMessageDeflateCodec(parameters: $0, maxMessageSize: limits.maxMessageSize) }
         self.pingInterval = pingInterval
         socket = upgraded.socket
         loop = upgraded.socket.loop
         tls = upgraded.tls
-        parser = WebSocketParser(role: .client, perMessageCompression: false, limits: limits)
+        parser = WebSocketParser(role: .client, perMessageCompression: deflate != nil, limits: limits)
         cipherPending = upgraded.cipherPending
         self.closeTimeout = closeTimeout
         self.onEvent = onEvent
@@ -119,7 +134,7 @@ final class WebSocketConnection: SocketHandler {
             return
         }
         do throws(WebSocketError) {
-            try queueFrame(opcode, payload)
+            try queueMessage(opcode, payload)
         } catch {
             completion?(TransportError(.invalidRequest, "the frame cannot be sent: \(error)", underlying: error))
             return
@@ -143,7 +158,7 @@ final class WebSocketConnection: SocketHandler {
     // MARK: SocketHandler
 
     func socketReadable(_ socket: Socket) {
-        guard !isFinished else { return }
+        guard !isFinished, !readPaused else { return }
         if tls != nil { return readTLS() }
         var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
         _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
@@ -171,8 +186,10 @@ final class WebSocketConnection: SocketHandler {
 
     func socketHungUp(_ socket: Socket, error: SocketError?) {
         guard !isFinished else { return }
-        // What the peer sent before the hang-up is still readable: read it to the end first.
-        for _ in 0..<4096 where !isFinished { socketReadable(socket) }
+        // What the peer sent before the hang-up is still readable: read it to the end first
+        // (or, paused by a slow consumer, once reading resumes).
+        for _ in 0..<4096 where !isFinished && !readPaused { socketReadable(socket) }
+        if readPaused { return hungUpWhilePaused = true }
         if !isFinished { lost(TransportError(.connectionLost, "the connection was reset", underlying: error)) }
     }
 
@@ -200,9 +217,9 @@ final class WebSocketConnection: SocketHandler {
     }
 
     /// Moves plaintext out of the engine and parses it, until the engine needs more ciphertext.
-    private func readPlaintext() {
+    func readPlaintext() {
         guard let tls else { return }
-        while !isFinished {
+        while !isFinished && !readPaused {
             if !cipherPending.isEmpty {
                 let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
                 cipherPending.removeFirst(taken)
@@ -225,33 +242,34 @@ final class WebSocketConnection: SocketHandler {
     }
 
     /// Feeds the received bytes to the parser and its events to the machine.
-    private func processInbound() {
-        while !isFinished {
-            let step: (event: WebSocketConnectionStateMachine.ReceivedEvent?, error: WebSocketError?, consumed: Int) =
+    func processInbound() {
+        while !isFinished && !readPaused {
+            let step: (events: [WebSocketConnectionStateMachine.ReceivedEvent], error: WebSocketError?, consumed: Int) =
                 inbound.withReadableBytes { raw in
                     let step: WebSocketStep
                     do throws(WebSocketError) {
                         step = try parser.parse(raw)
+                        return (try receivedEvents(step.event, in: raw), nil, step.consumed)
                     } catch {
-                        return (nil, error, 0)
+                        return ([], error, 0)
                     }
-                    return (Self.received(step.event, in: raw), nil, step.consumed)
                 }
             inbound.consume(step.consumed)
+            if step.consumed > 0 { receivedSincePingTick = true }
             if let error = step.error {
                 parseError = error
                 return perform(machine.parseFailed(error))
             }
-            guard let event = step.event else {
+            guard !step.events.isEmpty else {
                 if step.consumed == 0 { return }  // needs more bytes
                 continue
             }
-            perform(machine.received(event))
+            for event in step.events where !isFinished { perform(machine.received(event)) }
         }
     }
 
     /// A parser event with its bytes copied out of `raw`; `nil` for `needMoreData`.
-    private static func received(_ event: WebSocketEvent, in raw: UnsafeRawBufferPointer) -> WebSocketConnectionStateMachine.ReceivedEvent? {
+    static func received(_ event: WebSocketEvent, in raw: UnsafeRawBufferPointer) -> WebSocketConnectionStateMachine.ReceivedEvent? {
         switch event {
         case .needMoreData: return nil
         case .messageStart(let opcode, _): return .messageStart(opcode)
@@ -338,8 +356,15 @@ final class WebSocketConnection: SocketHandler {
             pingTimer = nil
             guard machine.canSend else { return }  // closing: the close timer decides now
             if awaitingKeepAlivePong {
-                return lost(TransportError(.timedOut, "no pong within the ping interval (\(pingInterval))"))
+                // Reading paused for a slow consumer, or frames still arriving: the pong may be
+                // waiting unread behind them. Only a peer silent for a whole interval is gone.
+                guard readPaused || receivedSincePingTick else {
+                    return lost(TransportError(.timedOut, "no pong within the ping interval (\(pingInterval))"))
+                }
+                receivedSincePingTick = false
+                return armPingTimer()
             }
+            receivedSincePingTick = false
             awaitingKeepAlivePong = true
             try? queueFrame(.ping, Self.keepAlivePayload)
             flush()

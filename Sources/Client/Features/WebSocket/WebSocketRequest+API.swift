@@ -22,11 +22,29 @@ extension WebSocketRequest {
         public let maximumMessageSize: Int
         /// How often a ping is sent automatically; `nil` (the default) sends none.
         public let pingInterval: TimeInterval?
+        /// The permessage-deflate (RFC 7692) offer; `nil` offers no compression. Lariat's own:
+        /// offered by default, with every parameter left to the server.
+        var deflate: PerMessageDeflate?
 
-        init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil) {
+        init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil,
+             deflate: PerMessageDeflate? = PerMessageDeflate()) {
             self.protocol = `protocol`
             self.maximumMessageSize = maximumMessageSize
             self.pingInterval = pingInterval
+            self.deflate = deflate
+        }
+
+        /// Whether the handshake offers permessage-deflate compression (RFC 7692). `true` by
+        /// default, as browsers do; the server decides whether it is used. Lariat's own.
+        public var offersPerMessageDeflate: Bool { deflate != nil }
+
+        /// This configuration with permessage-deflate offered or not. Lariat's own.
+        /// - Parameter offered: `false` sends no `Sec-WebSocket-Extensions` field.
+        /// - Returns: the changed configuration.
+        public func perMessageDeflate(_ offered: Bool) -> Self {
+            var copy = self
+            copy.deflate = offered ? (deflate ?? PerMessageDeflate()) : nil
+            return copy
         }
 
         /// No subprotocol, 1 MiB messages, no automatic pings.
@@ -221,14 +239,29 @@ extension WebSocketRequest {
     }
 
     /// Adds a handler: connection events go through `transform` on `queue`, then `.completed`
-    /// once the request finished.
+    /// once the request finished. A message counts as buffered until `handler` returned.
     private func appendSink<Success: Sendable, Failure: Error>(
         on queue: DispatchQueue, transform: @escaping @Sendable (URLSessionWebSocketTask.Message) -> Result<Success, Failure>,
         handler: @escaping @Sendable (Event<Success, Failure>) -> Void
     ) -> Self {
+        appendSink(on: queue, transform: transform) { [weak self] event, size in
+            handler(event)
+            if size > 0 { self?.messageHandled(size: size) }
+        }
+    }
+
+    /// Adds a handler that hears each event with its message's size in bytes (0 for other
+    /// events) and reports the message handled itself, with ``messageHandled(size:)``.
+    @discardableResult
+    func appendSink<Success: Sendable, Failure: Error>(
+        on queue: DispatchQueue, transform: @escaping @Sendable (URLSessionWebSocketTask.Message) -> Result<Success, Failure>,
+        sizedHandler handler: @escaping @Sendable (Event<Success, Failure>, _ size: Int) -> Void
+    ) -> Self {
         let sink: @Sendable (SocketEvent) -> Void = { [weak self] event in
             let owner = self
             queue.async {
+                var size = 0
+                if case .message(let message) = event { size = message.byteCount }
                 let kind: Event<Success, Failure>.Kind = switch event {
                 case .connected(let chosen): .connected(protocol: chosen)
                 case .disconnected(let code, let reason): .disconnected(closeCode: code, reason: reason)
@@ -238,7 +271,7 @@ extension WebSocketRequest {
                     case .failure(let error): .serializerFailed(error)
                     }
                 }
-                handler(Event(socket: owner, kind: kind))
+                handler(Event(socket: owner, kind: kind), size)
             }
         }
         socket.withLock { $0.sinks.append(sink) }
@@ -248,7 +281,7 @@ extension WebSocketRequest {
             socket.withLock { $0.sinks.removeAll() }
             let completion = self.completion
             let owner: WebSocketRequest = self
-            queue.async { handler(Event(socket: owner, kind: .completed(completion))) }
+            queue.async { handler(Event(socket: owner, kind: .completed(completion)), 0) }
         }
         return self
     }

@@ -60,6 +60,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         var pings: [(start: Date, respond: @Sendable (PingResponse) -> Void)] = []
         /// Whether a `101` was accepted on this request.
         var connected = false
+        /// Message bytes handed to handlers and not yet handled (WebSocketRequest+BackPressure.swift).
+        var flow = StreamFlowControl(highWater: WebSocketRequest.maxBufferedBytes, lowWater: WebSocketRequest.maxBufferedBytes / 2)
     }
     let socket = Mutex(SocketState())
 
@@ -90,7 +92,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
                 String(element.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
             }.filter { !$0.isEmpty }
         } ?? []
-        let handshake = try WebSocketHandshake(subprotocols: subprotocols)
+        let handshake = try WebSocketHandshake(subprotocols: subprotocols, deflate: configuration.deflate)
         socket.withLock { $0.handshake = handshake }
         for field in handshake.requestFields { request.setValue(field.value, forHTTPHeaderField: field.name) }
         return request
@@ -139,7 +141,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         let summary = upgraded.summary
         let interval = configuration.pingInterval.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
         let limits = WebSocketLimits(maxFramePayloadSize: size, maxMessageSize: size)
-        let connection = WebSocketConnection(upgraded, limits: limits, pingInterval: interval) { [weak self] event in
+        let connection = WebSocketConnection(upgraded, limits: limits, pingInterval: interval, deflate: agreement.deflate) { [weak self] event in
             guard let self else { return }
             if case .finished(let error) = event {
                 closed(error)
@@ -161,11 +163,11 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     }
 
     /// A connection event other than the end.
-    private func received(_ event: WebSocketConnectionEvent) {
+    func received(_ event: WebSocketConnectionEvent) {
         let socketEvent: SocketEvent
         switch event {
-        case .message(.text(let text)): socketEvent = .message(.string(text))
-        case .message(.binary(let bytes)): socketEvent = .message(.data(Data(bytes)))
+        case .message(.text(let text)): return deliver(.string(text), size: text.utf8.count)
+        case .message(.binary(let bytes)): return deliver(.data(Data(bytes)), size: bytes.count)
         case .disconnected(let code, let reason):
             socketEvent = .disconnected(URLSessionWebSocketTask.CloseCode(rawValue: Int(code.rawValue)) ?? .invalid,
                                         reason.isEmpty ? nil : Data(reason))
