@@ -38,10 +38,16 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     private let made = UploadableBox()
 
     init(convertible: any URLRequestConvertible, modifier: RequestModifier?, source: Source, fileManager: FileManager,
-         interceptor: (any RequestInterceptor)? = nil, session: Session) {
+         interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
         self.source = source
         self.fileManager = fileManager
-        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, session: session)
+        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, context: context)
+    }
+
+    override var usesURLCache: Bool { false }  // an upload is never served from or stored in the cache
+
+    override func makeTask(identifier: Int, for urlRequest: URLRequest) -> URLSessionTask {
+        URLSessionUploadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
     }
 
     /// The uploadable sent, once the request started.
@@ -87,7 +93,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Reports the uploadable made for this attempt (after the URLRequest, before the task).
-    func didCreateUploadable() {
+    override func didCreateUploadable() {
         guard let uploadable = made.value else { return }
         if isMonitored { emit { [self] in $0.request(self, didCreateUploadable: uploadable) } }
         // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
@@ -98,7 +104,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Reports that the uploadable could not be made.
-    func didFailToCreateUploadable(_ error: AFError) {
+    override func didFailToCreateUploadable(_ error: AFError) {
         if isMonitored { emit { [self] in $0.request(self, didFailToCreateUploadableWithError: error) } }
     }
 
