@@ -251,6 +251,16 @@ public class Request: @unchecked Sendable {
     /// The response body offered to the cache once the exchange ended; `nil` (the default):
     /// nothing is stored (DataRequest and DataStreamRequest override).
     func bodyOfferedToCache(for request: URLRequest) -> Data? { nil }
+    /// Why the body made by ``makeUploadBody(for:)`` cannot be sent (an upload's missing file):
+    /// the exchange is then made refused, failing its task when it runs, as URLSession's
+    /// upload task does. `nil` by default.
+    var bodyRefusal: TransportError? { nil }
+    /// The error handlers see for a transport failure (not a cancel or a trust rejection):
+    /// `sessionTaskFailed` with the failure's `URLError` code (UploadRequest overrides for its
+    /// ``bodyRefusal``).
+    func error(for failure: TransportError, url: URL?) -> AFError {
+        .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: url))
+    }
     /// The uploadable was made and the request is about to be sent (UploadRequest reports it).
     func didCreateUploadable() {}
     /// The uploadable could not be made (UploadRequest reports it).
@@ -381,6 +391,7 @@ public class Request: @unchecked Sendable {
         var transport: TransportRequest
         do {
             transport = try context.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
+            if let refusal = bodyRefusal { transport = .refused(refusal) }
             transport.upgrade = transportUpgrade()
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
@@ -496,7 +507,7 @@ public class Request: @unchecked Sendable {
             } else if let trustError = failure.serverTrustEvaluationError {
                 afError = trustError
             } else {
-                afError = .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: request?.url))
+                afError = error(for: failure, url: request?.url)
             }
             mutable.withLock { $0.error = $0.error ?? afError }
         }

@@ -28,6 +28,7 @@ extension Session {
         let request = ClosureRequestConvertible { try URLRequest(url: convertible, method: method, headers: headers) }
         return UploadRequest(convertible: request, modifier: requestModifier, source: .uploadable(.stream(stream)),
                              fileManager: fileManager, interceptor: interceptor, context: context)
+            .automaticallyResuming(nil)  // applies the session's request setup, as every creation path
     }
 
     /// Uploads what `stream` produces with the request `convertible` builds (its
