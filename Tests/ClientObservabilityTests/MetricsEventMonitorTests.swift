@@ -63,7 +63,7 @@ struct MetricsEventMonitorTests {
     func statusClasses(path: String, method: String, statusClass: String) async throws {
         let metrics = TestMetrics()
         let monitor = MetricsEventMonitor(factory: metrics)
-        _ = await Session(eventMonitors: [monitor]).request("\(base)\(path)").serializingData().response
+        _ = await retained(Session(eventMonitors: [monitor])).request("\(base)\(path)").serializingData().response
         #expect(await eventually { metrics.counterTotal(label: Label.requests) == 1 })
         #expect(metrics.counterTotal(label: Label.requests, dimensions: [("method", method), ("status_class", statusClass)]) == 1)
     }

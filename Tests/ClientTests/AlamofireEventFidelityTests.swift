@@ -26,7 +26,7 @@ extension ClientIntegrationTests {
             let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "fidelity.monitor"))
             let created = Mutex<[URL]>([])
             monitor.requestDidCreateDestinationURL = { _, url in created.withLock { $0.append(url) } }
-            let response = await Session(eventMonitors: [monitor]).download("http://127.0.0.1:\(server.port)/f")
+            let response = await retained(Session(eventMonitors: [monitor])).download("http://127.0.0.1:\(server.port)/f")
                 .serializingDownloadedFileURL().response
             defer { if let url = response.fileURL { try? FileManager.default.removeItem(at: url) } }
             // Monitors run on their queue: wait for it to drain.
@@ -42,7 +42,7 @@ extension ClientIntegrationTests {
                 .expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"), .sleep(.seconds(1)), .send("0123456789"),
             ])
             defer { server.stop() }
-            let response = await Session().request("http://127.0.0.1:\(server.port)/")
+            let response = await retained(Session()).request("http://127.0.0.1:\(server.port)/")
                 .onHTTPResponse(on: .global()) { _, completion in completion(.cancel) }
                 .serializingData().response
             #expect(response.error?.isExplicitlyCancelledError == true, "\(response.result)")
@@ -81,7 +81,7 @@ extension ClientIntegrationTests {
             let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "fidelity.monitor"))
             let validations = Mutex(0)
             monitor.requestDidValidateRequestResponseWithResult = { _, _, _, _ in validations.withLock { $0 += 1 } }
-            let completion = await streamCompletion(Session(eventMonitors: [monitor])
+            let completion = await streamCompletion(retained(Session(eventMonitors: [monitor]))
                 .streamRequest("http://127.0.0.1:\(server.port)/").validate())
             await withCheckedContinuation { done in monitor.queue.async { done.resume() } }
             #expect(completion.error == nil)
@@ -96,7 +96,7 @@ extension ClientIntegrationTests {
                 .send(String(repeating: "x", count: 25)), .sleep(.milliseconds(100)), .send(String(repeating: "y", count: 25)),
             ])
             defer { server.stop() }
-            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/", automaticallyCancelOnStreamError: true)
+            let request = retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/", automaticallyCancelOnStreamError: true)
             let completion = await withCheckedContinuation { (done: CheckedContinuation<DataStreamRequest.Completion, Never>) in
                 request.responseStreamDecodable(of: [String].self, on: DispatchQueue(label: "fidelity.stream")) { stream in
                     if case .complete(let completion) = stream.event { done.resume(returning: completion) }
@@ -118,7 +118,7 @@ extension ClientIntegrationTests {
                 offered.withLock { $0.append(proposed.data) }
                 return nil
             })
-            let completion = await streamCompletion(Session(eventMonitors: [monitor])
+            let completion = await streamCompletion(retained(Session(eventMonitors: [monitor]))
                 .streamRequest("http://127.0.0.1:\(server.port)/").cacheResponse(using: cacher))
             await withCheckedContinuation { done in monitor.queue.async { done.resume() } }
             #expect(completion.error == nil)

@@ -25,7 +25,7 @@ extension ClientIntegrationTests {
         func dataTaskCancelledWithItsTask() async throws {
             let server = try slowServer()
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/")
             let task = Task { await request.serializingData().result }
             _ = server.waitForConnections(1)
             task.cancel()
@@ -38,7 +38,7 @@ extension ClientIntegrationTests {
         func dataTaskCancelledWithItsGroup() async throws {
             let server = try slowServer()
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/")
             let task = Task {
                 await withTaskGroup(of: Result<String, AFError>.self) { group in
                     group.addTask { await request.serializingString().result }
@@ -56,7 +56,7 @@ extension ClientIntegrationTests {
         func automaticCancellationOff() async throws {
             let server = try slowServer(delay: .milliseconds(200))
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/")
             let task = Task { await request.serializingString(automaticallyCancelling: false).result }
             task.cancel()
             let result = await task.value
@@ -68,7 +68,7 @@ extension ClientIntegrationTests {
         func downloadTaskCancelledWithItsTask() async throws {
             let server = try slowServer()
             defer { server.stop() }
-            let request = Session().download("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).download("http://127.0.0.1:\(server.port)/")
             let task = Task { await request.serializingDownloadedFileURL().result }
             _ = server.waitForConnections(1)
             task.cancel()
@@ -89,7 +89,7 @@ extension ClientIntegrationTests {
             script += [.sleep(.seconds(2)), .send("0\r\n\r\n")]
             let server = try ScriptedServer(script: script)
             defer { server.stop() }
-            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/")
             let streamTask = request.streamTask()
             var received: [Data] = []
             for await data in streamTask.streamingData().compactMap(\.value) {

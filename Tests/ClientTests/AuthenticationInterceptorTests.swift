@@ -167,7 +167,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let authenticator = TestAuthenticator(delay: 0)
             let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TestToken(value: "revoked"))
-            let request = Session().request(url(server), interceptor: interceptor)
+            let request = retained(Session()).request(url(server), interceptor: interceptor)
             let response = await request.validate().serializingData().response
             #expect(response.value == Data("ok".utf8), "\(response.result)")
             #expect(authenticator.refreshes.value == 1)
@@ -183,7 +183,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
             defer { server.stop() }
             let interceptor = AuthenticationInterceptor<TestAuthenticator>(authenticator: TestAuthenticator())
-            let response = await Session().request(url(server), interceptor: interceptor).serializingData().response
+            let response = await retained(Session()).request(url(server), interceptor: interceptor).serializingData().response
             guard case .failure(.requestAdaptationFailed(let error)) = response.result else {
                 Issue.record("expected requestAdaptationFailed, got \(response.result)"); return
             }
@@ -198,7 +198,7 @@ extension ClientIntegrationTests {
                 authenticator: authenticator, credential: TestToken(value: "expired", expired: true),
                 refreshWindow: .init(interval: 30, maximumAttempts: 2)
             )
-            let response = await Session().request("http://127.0.0.1:\(refusedPort())/", interceptor: interceptor).serializingData().response
+            let response = await retained(Session()).request("http://127.0.0.1:\(refusedPort())/", interceptor: interceptor).serializingData().response
             guard case .failure(.requestAdaptationFailed(let error)) = response.result else {
                 Issue.record("expected requestAdaptationFailed, got \(response.result)"); return
             }
@@ -210,7 +210,7 @@ extension ClientIntegrationTests {
         func refreshFailure() async throws {
             let authenticator = TestAuthenticator(failure: InterceptorTestError(label: "refresh down"), delay: 0)
             let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TestToken(value: "old", expired: true))
-            let response = await Session().request("http://127.0.0.1:\(refusedPort())/", interceptor: interceptor).serializingData().response
+            let response = await retained(Session()).request("http://127.0.0.1:\(refusedPort())/", interceptor: interceptor).serializingData().response
             guard case .failure(.requestAdaptationFailed(let error)) = response.result else {
                 Issue.record("expected requestAdaptationFailed, got \(response.result)"); return
             }

@@ -38,8 +38,8 @@ extension ClientIntegrationTests {
             ]))
             defer { server.stop() }
             let url = loopbackURL(server, "/me?\(UUID().uuidString)")
-            let alice = await userSession("alice").request(url).serializingString().response
-            let bob = await userSession("bob").request(url).serializingString().response
+            let alice = await retained(userSession("alice")).request(url).serializingString().response
+            let bob = await retained(userSession("bob")).request(url).serializingString().response
             #expect(alice.value == "for alice")
             #expect(bob.value == "for bob", "Bob got Alice's cached body")
             #expect(server.requests.count == 2)
@@ -89,8 +89,8 @@ extension ClientIntegrationTests {
         func httpbin() async throws {
             let base = try #require(httpbinForIsolation)
             let url = "\(base)/cache/100?run=\(UUID().uuidString)"
-            let alice = await userSession("alice").request(url).serializingString().response
-            let bob = await userSession("bob").request(url).serializingString().response
+            let alice = await retained(userSession("alice")).request(url).serializingString().response
+            let bob = await retained(userSession("bob")).request(url).serializingString().response
             #expect(alice.value?.contains("u=alice") == true, "\(alice.result)")
             #expect(bob.value?.contains("u=bob") == true, "Bob got: \(bob.result)")
         }

@@ -75,7 +75,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             var request = try URLRequest(url: loopbackURL(server, "/none"), method: .get)
             request.cachePolicy = .returnCacheDataDontLoad
-            let response = await cachingSession().request(request).serializingData().response
+            let response = await retained(cachingSession()).request(request).serializingData().response
             #expect(sessionTaskURLError(response.result)?.code == .resourceUnavailable, "\(response.result)")
             #expect(server.connectionCount == 0)
         }

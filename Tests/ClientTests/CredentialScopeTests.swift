@@ -82,7 +82,7 @@ extension ClientIntegrationTests {
                 .expectRequest, cannedResponse("in"),
             ])
             defer { server.stop() }
-            let response = await Session(configuration: .ephemeral).request("http://127.0.0.1:\(server.port)/start")
+            let response = await retained(Session(configuration: .ephemeral)).request("http://127.0.0.1:\(server.port)/start")
                 .authenticate(username: "u", password: "p").serializingString().response
             #expect(response.value == "in")
             #expect(server.requests.count == 3)
@@ -105,7 +105,7 @@ extension ClientIntegrationTests {
                         for: URLProtectionSpace(host: "127.0.0.1", port: target.port, protocol: "http", realm: nil))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCredentialStorage = storage
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(origin.port)/start")
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(origin.port)/start")
                 .authenticate(username: "u", password: "p").serializingString().response
             #expect(response.value == "stored")
             #expect(target.requests.last.map { text($0).contains("Authorization: Basic czp0\r\n") } == true, "the storage's, not the request's")
@@ -126,7 +126,7 @@ extension ClientIntegrationTests {
                                                                  authenticationMethod: NSURLAuthenticationMethodHTTPBasic))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCredentialStorage = storage
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").serializingString().response
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(server.port)/").serializingString().response
             #expect(response.value == "stored")
             #expect(server.requests.last.map { text($0).contains("Authorization: Basic czp0\r\n") } == true)
         }
@@ -140,7 +140,7 @@ extension ClientIntegrationTests {
                         for: URLProtectionSpace(host: "127.0.0.1", port: server.port + 1, protocol: "http", realm: nil))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCredentialStorage = storage
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").serializingString().response
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(server.port)/").serializingString().response
             #expect(response.response?.statusCode == 401)
             #expect(requests(server).count == 1)
         }
@@ -158,7 +158,7 @@ extension ClientIntegrationTests {
                                                 authenticationMethod: NSURLAuthenticationMethodHTTPBasic))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCredentialStorage = storage
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").serializingString().response
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(server.port)/").serializingString().response
             #expect(response.value == "basic")
             #expect(server.requests.last.map { text($0).contains("Authorization: Basic czp0\r\n") } == true)
         }

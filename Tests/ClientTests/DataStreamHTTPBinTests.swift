@@ -23,7 +23,7 @@ extension ClientIntegrationTests {
             let base = try #require(streamHTTPBin)
             var text = ""
             var completed = false
-            for await event in Session().streamRequest("\(base)/stream/5").streamTask().streamingStrings() {
+            for await event in retained(Session()).streamRequest("\(base)/stream/5").streamTask().streamingStrings() {
                 if let chunk = event.value { text += chunk }
                 if let completion = event.completion {
                     #expect(completion.error == nil)
@@ -41,7 +41,7 @@ extension ClientIntegrationTests {
             let base = try #require(streamHTTPBin)
             var bytes = 0
             var chunks = 0
-            for await event in Session().streamRequest("\(base)/drip?numbytes=10&duration=1&delay=0").streamTask().streamingData() {
+            for await event in retained(Session()).streamRequest("\(base)/drip?numbytes=10&duration=1&delay=0").streamTask().streamingData() {
                 if let data = event.value {
                     bytes += data.count
                     chunks += 1
@@ -55,9 +55,9 @@ extension ClientIntegrationTests {
         @Test func bytesMatchTheCollectedBody() async throws {
             let base = try #require(streamHTTPBin)
             let url = "\(base)/bytes/100000?seed=3"
-            let whole = try await Session().request(url).serializingData().value
+            let whole = try await retained(Session()).request(url).serializingData().value
             var streamed = Data()
-            for await event in Session().streamRequest(url).streamTask().streamingData() {
+            for await event in retained(Session()).streamRequest(url).streamTask().streamingData() {
                 if let data = event.value { streamed.append(data) }
             }
             #expect(streamed.count == 100_000)
@@ -68,7 +68,7 @@ extension ClientIntegrationTests {
         @Test func validationOfA404() async throws {
             let base = try #require(streamHTTPBin)
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session().streamRequest("\(base)/status/404").validate().responseStream(on: DispatchQueue(label: "c")) { stream in
+            retained(Session()).streamRequest("\(base)/status/404").validate().responseStream(on: DispatchQueue(label: "c")) { stream in
                 if let completion = stream.completion { done.deliver(completion) }
             }
             let completion = await done.response(cancelling: nil)

@@ -127,7 +127,7 @@ extension ClientIntegrationTests {
             let checker = PatternChecker()
             let stalled = Atomic<Bool>(false)
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session(configuration: configuration).streamRequest("http://127.0.0.1:\(server.port)/edge")
+            retained(Session(configuration: configuration)).streamRequest("http://127.0.0.1:\(server.port)/edge")
                 .responseStream(on: DispatchQueue(label: "c")) { stream in
                     switch stream.event {
                     case .stream(.success(let data)):
@@ -152,7 +152,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let chunks = Mutex<[String]>([])
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session().streamRequest("http://127.0.0.1:\(server.port)/chunks").responseStream(on: DispatchQueue(label: "c")) { stream in
+            retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/chunks").responseStream(on: DispatchQueue(label: "c")) { stream in
                 switch stream.event {
                 case .stream(.success(let data)):
                     chunks.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
@@ -176,7 +176,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let received = Mutex<String>("")
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session().streamRequest("http://127.0.0.1:\(server.port)/bad").responseStreamString(on: DispatchQueue(label: "c")) { stream in
+            retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/bad").responseStreamString(on: DispatchQueue(label: "c")) { stream in
                 switch stream.event {
                 case .stream(.success(let text)): received.withLock { $0 += text }
                 case .complete(let completion): done.deliver(completion)
@@ -201,7 +201,7 @@ extension ClientIntegrationTests {
             let queue = DispatchQueue(label: "c")
             queue.async { usleep(300_000) }  // busy while the body arrives and the exchange ends
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session().streamRequest("http://127.0.0.1:\(server.port)/x", automaticallyCancelOnStreamError: true)
+            retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/x", automaticallyCancelOnStreamError: true)
                 .responseStreamDecodable(of: Value.self, on: queue) { stream in
                     if case .complete(let completion) = stream.event { done.deliver(completion) }
                 }
@@ -218,7 +218,7 @@ extension ClientIntegrationTests {
             let status = Atomic<Int>(0)
             let done = ResponseWaiter<DataStreamRequest.Completion>()
             let queue = DispatchQueue(label: "c")
-            Session().streamRequest("http://127.0.0.1:\(server.port)/x")
+            retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/x")
                 .onHTTPResponse(on: queue) { response, decide in
                     status.store(response.statusCode, ordering: .relaxed)
                     decide(.cancel)
@@ -238,7 +238,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("whole body")])
             defer { server.stop() }
             let answered = Atomic<Bool>(false)
-            let value = try await Session().request("http://127.0.0.1:\(server.port)/x")
+            let value = try await retained(Session()).request("http://127.0.0.1:\(server.port)/x")
                 .onHTTPResponse(on: DispatchQueue(label: "c")) { _, decide in
                     blockingSleep(milliseconds: 100)
                     answered.store(true, ordering: .relaxed)
@@ -259,7 +259,7 @@ extension ClientIntegrationTests {
             let server = try UnixSocketServer(name: path)
             defer { server.stop() }
             let encoded = path.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
-            let response = await Session().request("http+unix://\(encoded)/x")
+            let response = await retained(Session()).request("http+unix://\(encoded)/x")
                 .onHTTPResponse(on: DispatchQueue(label: "c")) { _, decide in
                     blockingSleep(milliseconds: 200)  // the server has closed by now
                     decide(.allow)
@@ -273,7 +273,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("nope", status: "500 Internal Server Error")])
             defer { server.stop() }
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session().streamRequest("http://127.0.0.1:\(server.port)/x").validate().responseStream(on: DispatchQueue(label: "c")) { stream in
+            retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/x").validate().responseStream(on: DispatchQueue(label: "c")) { stream in
                 if case .complete(let completion) = stream.event { done.deliver(completion) }
             }
             let completion = await done.response(cancelling: nil)
@@ -288,7 +288,7 @@ extension ClientIntegrationTests {
                 .expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\n\r\n"), .send(Array(Self.largeBody[0..<size])),
             ], stepTimeout: .seconds(30))
             defer { server.stop() }
-            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/async")
+            let request = retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/async")
             let checker = PatternChecker()
             var peak = 0
             var completed = false
@@ -321,7 +321,7 @@ extension ClientIntegrationTests {
             ])
             defer { server.stop() }
             var values: [Int] = []
-            for await stream in Session().streamRequest("http://127.0.0.1:\(server.port)/j").streamTask().streamingDecodables(Tick.self) {
+            for await stream in retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/j").streamTask().streamingDecodables(Tick.self) {
                 if let tick = stream.value { values.append(tick.n) }
             }
             #expect(values == [1, 2])
@@ -344,7 +344,7 @@ extension ClientIntegrationTests.DataStreamTests {
         weak var weakRequest: DataStreamRequest?
         do {
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/x")
+            let request = retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/x")
             weakRequest = request
             request.responseStream(on: DispatchQueue(label: "c")) { stream in
                 if let completion = stream.completion { done.deliver(completion) }

@@ -116,7 +116,7 @@ extension ClientIntegrationTests {
             let configuration = URLSessionConfiguration.af.default
             configuration.timeoutIntervalForRequest = .infinity
             configuration.timeoutIntervalForResource = .infinity
-            let response = await Session(configuration: configuration).request(loopbackURL(server)).serializingData().response
+            let response = await retained(Session(configuration: configuration)).request(loopbackURL(server)).serializingData().response
             #expect(response.value == Data("ok".utf8), "\(response.result)")
         }
 
@@ -126,7 +126,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let configuration = URLSessionConfiguration.af.default
             configuration.timeoutIntervalForRequest = 0.0005
-            let response = await Session(configuration: configuration).request(loopbackURL(server)).serializingData().response
+            let response = await retained(Session(configuration: configuration)).request(loopbackURL(server)).serializingData().response
             #expect(sessionTaskURLError(response.result)?.code == .timedOut, "\(response.result)")
         }
 
@@ -136,7 +136,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let configuration = URLSessionConfiguration.af.default
             configuration.timeoutIntervalForRequest = 0
-            let response = await Session(configuration: configuration).request(loopbackURL(server)).serializingData().response
+            let response = await retained(Session(configuration: configuration)).request(loopbackURL(server)).serializingData().response
             #expect(sessionTaskURLError(response.result)?.code == .timedOut, "\(response.result)")
             #expect(server.connectionCount == 0)
         }
@@ -149,7 +149,7 @@ extension ClientIntegrationTests {
             configuration.timeoutIntervalForRequest = 30
             configuration.timeoutIntervalForConnect = 0.4
             let start = ContinuousClock.now
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(listener.port)/").serializingData().response
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(listener.port)/").serializingData().response
             let elapsed = milliseconds(since: start)
             let error = sessionTaskURLError(response.result)
             #expect(error?.code == .timedOut, "\(response.result)")
@@ -167,7 +167,7 @@ extension ClientIntegrationTests {
             let configuration = URLSessionConfiguration.af.default
             configuration.timeoutIntervalForResource = 1
             let start = ContinuousClock.now
-            let response = await Session(configuration: configuration).request(loopbackURL(server)).serializingData().response
+            let response = await retained(Session(configuration: configuration)).request(loopbackURL(server)).serializingData().response
             let elapsed = milliseconds(since: start)
             #expect(sessionTaskURLError(response.result)?.code == .timedOut, "\(response.result)")
             #expect(elapsed >= 900 && elapsed < 3_000, "timed out after \(elapsed) ms")

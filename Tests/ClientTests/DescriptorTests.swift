@@ -37,7 +37,7 @@ private func settledDescriptorCount(baseline: Int) async -> Int {
 /// Warms up the shared event loops (their epoll/eventfd/timerfd descriptors are created once) so
 /// they are part of the baseline.
 private func warmUp() async {
-    _ = await Session().request("http://127.0.0.1:\(refusedPort())/").serializingData().response
+    _ = await retained(Session()).request("http://127.0.0.1:\(refusedPort())/").serializingData().response
 }
 
 extension ClientIntegrationTests {

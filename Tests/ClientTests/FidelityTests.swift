@@ -78,7 +78,7 @@ extension ClientIntegrationTests {
             var request = URLRequest(url: URL(string: loopbackURL(server))!)
             request.method = method
             request.httpBody = Data("payload".utf8)
-            let response = await Session().request(request).serializingData().response
+            let response = await retained(Session()).request(request).serializingData().response
             #expect(bodyInGET(from: response.result.mapError { $0 as any Error }) == Data("payload".utf8), "\(response.result)")
             #expect(response.response == nil)
             try await Task.sleep(for: .milliseconds(50))
@@ -90,7 +90,7 @@ extension ClientIntegrationTests {
             let head = "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 0\r\n\r\n"
             let server = try ScriptedServer(script: [.expectRequest, .send(head), .close])
             defer { server.stop() }
-            let response = await Session().request(loopbackURL(server)).serializingData(emptyResponseCodes: [200]).response
+            let response = await retained(Session()).request(loopbackURL(server)).serializingData(emptyResponseCodes: [200]).response
             let http = try #require(response.response, "\(response.result)")
             #expect(http.headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
             #expect(http.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2")
@@ -129,7 +129,7 @@ extension ClientIntegrationTests {
                 _ = release.wait(timeout: .now() + .seconds(10))
             }
             while !mainBlocked.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
-            let response = await Session().request(loopbackURL(server)).serializingData().response
+            let response = await retained(Session()).request(loopbackURL(server)).serializingData().response
             release.signal()
             #expect(response.value == Data("ok".utf8), "\(response.result)")
         }

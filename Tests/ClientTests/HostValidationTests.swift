@@ -166,7 +166,7 @@ extension ClientIntegrationTests {
         func nulInHost() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
             defer { server.stop() }
-            let response = await Session().request(
+            let response = await retained(Session()).request(
                 "http://localhost%00.evil.example:\(server.port)/", headers: ["Host": "x"]
             ).serializingData().response
             guard case .failure(let error) = response.result else {

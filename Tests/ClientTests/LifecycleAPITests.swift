@@ -28,7 +28,7 @@ struct LifecycleAPITests {
 
     @Test("a download's downloadable is the request it was made from")
     func downloadable() throws {
-        let request = Session().download("http://127.0.0.1:1/file", shouldAutomaticallyResume: false)
+        let request = retained(Session()).download("http://127.0.0.1:1/file", shouldAutomaticallyResume: false)
         guard case .request(let convertible) = request.downloadable else { Issue.record("not a request"); return }
         #expect(try convertible.asURLRequest().url?.absoluteString == "http://127.0.0.1:1/file")
     }
@@ -94,7 +94,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("fine")])
             defer { server.stop() }
             let statuses = Mutex<[Int]>([])
-            let response = await Session().request("http://127.0.0.1:\(server.port)/")
+            let response = await retained(Session()).request("http://127.0.0.1:\(server.port)/")
                 .onHTTPResponse { head in
                     statuses.withLock { $0.append(head.statusCode) }
                     return .allow
@@ -109,7 +109,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("fine")])
             defer { server.stop() }
             let calls = Mutex<[String]>([])
-            let response = await Session().request("http://127.0.0.1:\(server.port)/")
+            let response = await retained(Session()).request("http://127.0.0.1:\(server.port)/")
                 .onHTTPResponse(on: .global()) { _ in calls.withLock { $0.append("first") } }
                 .onHTTPResponse(on: .global()) { _ in calls.withLock { $0.append("second") } }
                 .serializingString().response
@@ -123,7 +123,7 @@ extension ClientIntegrationTests {
                 .expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf"), .sleep(.seconds(2)), .send("rest!!"),
             ])
             defer { server.stop() }
-            let response = await Session().request("http://127.0.0.1:\(server.port)/")
+            let response = await retained(Session()).request("http://127.0.0.1:\(server.port)/")
                 .onHTTPResponse(on: .global()) { _, completion in completion(.cancel) }
                 .serializingData().response
             #expect(response.error?.isExplicitlyCancelledError == true)

@@ -78,7 +78,7 @@ import LariatTestSupport
         let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
         defer { server.stop() }
         let form = MultipartTemporaryFileTests.form()
-        let request = Session().upload(multipartFormData: form, to: loopbackURL(server, "/form"), usingThreshold: 0)
+        let request = retained(Session()).upload(multipartFormData: form, to: loopbackURL(server, "/form"), usingThreshold: 0)
         let response = await request.serializingString().response
         #expect(response.value == "ok", "\(response.result)")
         guard case .file(let file, true)? = request.uploadable else {

@@ -147,14 +147,14 @@ extension ClientIntegrationTests {
             defer { idle.stop() }
             let idleConfiguration = URLSessionConfiguration.af.default
             idleConfiguration.timeoutIntervalForRequest = 0.6
-            let done = await Session(configuration: idleConfiguration).request("http://127.0.0.1:\(idle.port)/").serializingString().response
+            let done = await retained(Session(configuration: idleConfiguration)).request("http://127.0.0.1:\(idle.port)/").serializingString().response
             #expect(done.value == "done", "\(done.result)")
             // Total 1 s: the third hop's silence passes it.
             let total = try ScriptedServer(script: slowHop + slowHop + [.expectRequest, .sleep(.milliseconds(800)), cannedResponse("late")])
             defer { total.stop() }
             let totalConfiguration = URLSessionConfiguration.af.default
             totalConfiguration.timeoutIntervalForResource = 1
-            let late = await Session(configuration: totalConfiguration).request("http://127.0.0.1:\(total.port)/").serializingString().response
+            let late = await retained(Session(configuration: totalConfiguration)).request("http://127.0.0.1:\(total.port)/").serializingString().response
             #expect(sessionTaskURLError(late.result)?.code == .timedOut, "\(late.result)")
         }
 
@@ -362,7 +362,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let configuration = URLSessionConfiguration.af.default
             configuration.urlCredentialStorage = nil
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").validate()
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(server.port)/").validate()
                 .serializingString().response
             #expect(response.response?.statusCode == 401)
             #expect(response.data.map { String(decoding: $0, as: UTF8.self) } == "nope")
@@ -382,7 +382,7 @@ extension ClientIntegrationTests {
                                                                  authenticationMethod: NSURLAuthenticationMethodHTTPBasic))
             let configuration = URLSessionConfiguration.af.default
             configuration.urlCredentialStorage = storage
-            let response = await Session(configuration: configuration).request("http://127.0.0.1:\(server.port)/").serializingString().response
+            let response = await retained(Session(configuration: configuration)).request("http://127.0.0.1:\(server.port)/").serializingString().response
             #expect(response.value == "ok")
             #expect(text(server.requests[1]).contains("Authorization: Basic czp0\r\n"))
         }

@@ -76,7 +76,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
             defer { server.stop() }
             let failing = Adapter { _, _, completion in completion(.failure(InterceptorTestError(label: "no token"))) }
-            let request = Session().request(url(server), interceptor: failing)
+            let request = retained(Session()).request(url(server), interceptor: failing)
             let response = await request.serializingData().response
             guard case .failure(let error) = response.result, case .requestAdaptationFailed(let underlying) = error else {
                 Issue.record("expected requestAdaptationFailed, got \(response.result)")
@@ -126,7 +126,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("no", status: "503 Service Unavailable")])
             defer { server.stop() }
             let retrier = Retrier { _, _, _, completion in completion(.doNotRetryWithError(InterceptorTestError(label: "give up"))) }
-            let response = await Session().request(url(server), interceptor: retrier).validate().serializingData().response
+            let response = await retained(Session()).request(url(server), interceptor: retrier).validate().serializingData().response
             guard case .failure(let error) = response.result, case .requestRetryFailed(let retryError, let original) = error else {
                 Issue.record("expected requestRetryFailed, got \(response.result)")
                 return
@@ -143,7 +143,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let asked = CallCounter()
             let retrier = Retrier { _, _, _, completion in asked.increment(); completion(.doNotRetry) }
-            let response = await Session(interceptor: retrier).request(url(server)).validate().serializingData().response
+            let response = await retained(Session(interceptor: retrier)).request(url(server)).validate().serializingData().response
             #expect(response.error?.responseCode == 503)
             #expect(asked.value == 1)
         }
@@ -154,7 +154,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let asked = CallCounter()
             let retrier = Retrier { _, _, _, completion in asked.increment(); completion(.retry) }
-            let response = await Session().request(url(server), interceptor: retrier).validate().serializingData().response
+            let response = await retained(Session()).request(url(server), interceptor: retrier).validate().serializingData().response
             #expect(response.value == Data("ok".utf8))
             #expect(asked.value == 0)
         }
@@ -165,7 +165,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let asked = CallCounter()
             let retrier = Retrier { _, _, _, completion in asked.increment(); completion(.retryWithDelay(30)) }
-            let request = Session().request(url(server), interceptor: retrier).validate()
+            let request = retained(Session()).request(url(server), interceptor: retrier).validate()
             let task = Task { await request.serializingData().response }
             while asked.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(50))  // into the delay
@@ -189,7 +189,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let retrier = Retrier { request, _, _, completion in completion(request.retryCount == 0 ? .retry : .doNotRetry) }
             let body = Data("payload-0123456789".utf8)
-            let request = Session().upload(body, to: url(server), interceptor: retrier)
+            let request = retained(Session()).upload(body, to: url(server), interceptor: retrier)
             let response = await request.validate().serializingData().response
             #expect(response.value == Data("ok".utf8))
             #expect(server.requests.count == 2)
@@ -204,7 +204,7 @@ extension ClientIntegrationTests {
                 [.expectRequest, cannedResponse("second")],
             ]))
             defer { server.stop() }
-            let request = Session().download(url(server), interceptor: .retryPolicy(exponentialBackoffScale: 0.001))
+            let request = retained(Session()).download(url(server), interceptor: .retryPolicy(exponentialBackoffScale: 0.001))
             let response = await request.validate().serializingDownloadedFileURL().response
             let file = try #require(response.value)
             defer { try? FileManager.default.removeItem(at: file) }
@@ -313,6 +313,6 @@ struct InterceptorCompositionTests {
         }.get()
         #expect(adapted.headers.value(for: "X-Order") == "session,request")
         #expect(session.retrier(for: session.request("http://example.invalid/")) != nil)
-        #expect(Session().retrier(for: Session().request("http://example.invalid/")) == nil)
+        #expect(Session().retrier(for: retained(Session()).request("http://example.invalid/")) == nil)
     }
 }

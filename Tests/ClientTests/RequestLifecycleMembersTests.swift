@@ -79,7 +79,7 @@ extension ClientIntegrationTests {
             let url = URL(string: "http://127.0.0.1:\(server.port)/private")!
             let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": "sid=abc"], for: url)
             configuration.httpCookieStorage?.setCookies(cookies, for: url, mainDocumentURL: nil)
-            let request = Session(configuration: configuration).request(url).authenticate(username: "ann", password: "pw")
+            let request = retained(Session(configuration: configuration)).request(url).authenticate(username: "ann", password: "pw")
             _ = await request.serializingData().response
             #expect(request.cURLDescription() == """
             $ curl -v \\
@@ -94,7 +94,7 @@ extension ClientIntegrationTests {
         func lifecycleStreams() async throws {
             let server = try okServer()
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/s")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/s")
             async let urls = request.urlRequests().reduce(into: [URL?]()) { $0.append($1.url) }
             async let tasks = request.urlSessionTasks().reduce(0) { count, _ in count + 1 }
             async let curls = request.cURLDescriptions().reduce(0) { count, _ in count + 1 }
@@ -181,7 +181,7 @@ extension ClientIntegrationTests {
         func shouldAutomaticallyResume() async throws {
             let server = try okServer(1)
             defer { server.stop() }
-            let held = Session().request("http://127.0.0.1:\(server.port)/", shouldAutomaticallyResume: false)
+            let held = retained(Session()).request("http://127.0.0.1:\(server.port)/", shouldAutomaticallyResume: false)
             #expect(held.shouldAutomaticallyResume == false)
             held.response(queue: .global()) { _ in }
             #expect(held.state == .initialized)

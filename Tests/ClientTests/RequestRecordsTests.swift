@@ -25,7 +25,7 @@ extension ClientIntegrationTests {
                 adapted.headers.add(name: "X-Adapted", value: "1")
                 completion(.success(adapted))
             }
-            let request = Session().request(loopbackURL(server, "/a"), interceptor: Interceptor(adapters: [adapter]))
+            let request = retained(Session()).request(loopbackURL(server, "/a"), interceptor: Interceptor(adapters: [adapter]))
             let response = await request.serializingData().response
             #expect(response.value == Data("ok".utf8), "\(response.result)")
             #expect(request.requests.count == 2)
@@ -42,7 +42,7 @@ extension ClientIntegrationTests {
                 .expectRequest, .send(Self.ok),
             ])
             defer { server.stop() }
-            let request = Session().request(loopbackURL(server, "/a"))
+            let request = retained(Session()).request(loopbackURL(server, "/a"))
             let response = await request.serializingData().response
             #expect(response.value == Data("ok".utf8), "\(response.result)")
             #expect(response.request?.url?.path == "/a")

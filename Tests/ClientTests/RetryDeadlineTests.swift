@@ -81,7 +81,7 @@ extension ClientIntegrationTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let target = directory.appendingPathComponent("file")
-            let request = Session(configuration: .ephemeral).download(
+            let request = retained(Session(configuration: .ephemeral)).download(
                 "http://127.0.0.1:\(server.port)/", interceptor: RetryPolicy(exponentialBackoffScale: 0.001),
                 to: { _, _ in (target, []) })
             let response = await request.validate().serializingDownloadedFileURL().response

@@ -75,7 +75,7 @@ extension ClientIntegrationTests {
         func retriesToLimit() async throws {
             let server = try ScriptedServer(script: closing("500 Internal Server Error"), forEveryConnection: true)
             defer { server.stop() }
-            let request = Session(interceptor: fast).request(url(server))
+            let request = retained(Session(interceptor: fast)).request(url(server))
             let response = await request.validate().serializingData().response
             #expect(response.error?.responseCode == 500, "\(response.result)")
             #expect(request.retryCount == 2)
@@ -86,7 +86,7 @@ extension ClientIntegrationTests {
         func retryThenSuccess() async throws {
             let server = try ScriptedServer(scripts: .inOrder([closing("503 Service Unavailable"), [.expectRequest, cannedResponse()]]))
             defer { server.stop() }
-            let request = Session().request(url(server), interceptor: fast)
+            let request = retained(Session()).request(url(server), interceptor: fast)
             let response = await request.validate().serializingData().response
             #expect(response.value == Data("ok".utf8))
             #expect(response.response?.statusCode == 200)
@@ -98,7 +98,7 @@ extension ClientIntegrationTests {
         func postNotRetried() async throws {
             let server = try ScriptedServer(script: closing("500 Internal Server Error"), forEveryConnection: true)
             defer { server.stop() }
-            let request = Session().request(url(server), method: .post, interceptor: fast)
+            let request = retained(Session()).request(url(server), method: .post, interceptor: fast)
             let response = await request.validate().serializingData().response
             #expect(response.error?.responseCode == 500)
             #expect(request.retryCount == 0)
@@ -109,12 +109,12 @@ extension ClientIntegrationTests {
         func notRetryable() async throws {
             let server = try ScriptedServer(script: closing("404 Not Found"), forEveryConnection: true)
             defer { server.stop() }
-            let request = Session().request(url(server), interceptor: fast)
+            let request = retained(Session()).request(url(server), interceptor: fast)
             _ = await request.validate().serializingData().response
             #expect(request.retryCount == 0)
             let unvalidated = try ScriptedServer(script: closing("500 Internal Server Error"), forEveryConnection: true)
             defer { unvalidated.stop() }
-            let plain = Session().request(url(unvalidated), interceptor: fast)
+            let plain = retained(Session()).request(url(unvalidated), interceptor: fast)
             let response = await plain.serializingData().response
             #expect(response.response?.statusCode == 500 && response.error == nil)
             #expect(plain.retryCount == 0 && unvalidated.requests.count == 1)
@@ -122,7 +122,7 @@ extension ClientIntegrationTests {
 
         @Test("a refused connection (cannotConnectToHost) is retried")
         func refusedRetried() async {
-            let request = Session().request("http://127.0.0.1:\(refusedPort())/", interceptor: fast)
+            let request = retained(Session()).request("http://127.0.0.1:\(refusedPort())/", interceptor: fast)
             let response = await request.serializingData().response
             #expect(sessionTaskURLError(response.result)?.code == .cannotConnectToHost)
             #expect(request.retryCount == 2)
@@ -135,7 +135,7 @@ extension ClientIntegrationTests {
                 [.expectRequest, cannedResponse()],
             ]))
             defer { server.stop() }
-            let request = Session().request(url(server), interceptor: .connectionLostRetryPolicy(exponentialBackoffScale: 0.001))
+            let request = retained(Session()).request(url(server), interceptor: .connectionLostRetryPolicy(exponentialBackoffScale: 0.001))
             let response = await request.serializingData().response
             #expect(response.value == Data("ok".utf8), "\(response.result)")
             #expect(request.retryCount == 1)
@@ -149,7 +149,7 @@ extension ClientIntegrationTests {
                 [.expectRequest, cannedResponse()],
             ]))
             defer { server.stop() }
-            let request = Session().request(url(server))
+            let request = retained(Session()).request(url(server))
             let response = await request.serializingData().response
             #expect(sessionTaskURLError(response.result)?.code == .networkConnectionLost)
             #expect(request.retryCount == 0)
@@ -179,7 +179,7 @@ extension ClientIntegrationTests {
         func connectionLostIgnoresStatus() async throws {
             let server = try ScriptedServer(script: closing("503 Service Unavailable"), forEveryConnection: true)
             defer { server.stop() }
-            let request = Session().request(url(server), interceptor: .connectionLostRetryPolicy(exponentialBackoffScale: 0.001))
+            let request = retained(Session()).request(url(server), interceptor: .connectionLostRetryPolicy(exponentialBackoffScale: 0.001))
             let response = await request.validate().serializingData().response
             #expect(response.error?.responseCode == 503)
             #expect(request.retryCount == 0 && server.requests.count == 1)
@@ -196,7 +196,7 @@ extension ClientIntegrationTests {
             // (it used to be scheduled and fail with timedOut at once, RetryDeadlineTests).
             let policy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.3)
             let start = ContinuousClock.now
-            let request = Session(configuration: configuration, interceptor: policy).request(url(server))
+            let request = retained(Session(configuration: configuration, interceptor: policy)).request(url(server))
             let response = await request.validate().serializingData().response
             #expect(response.error?.responseCode == 503, "\(response.result)")
             #expect(milliseconds(since: start) < 900)
@@ -207,7 +207,7 @@ extension ClientIntegrationTests {
         @Test("httpbin /status/503 is retried twice", .enabled(if: ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"] != nil))
         func httpbin503() async throws {
             let base = try #require(ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"])
-            let request = Session().request(base + "/status/503", interceptor: fast)
+            let request = retained(Session()).request(base + "/status/503", interceptor: fast)
             let response = await request.validate().serializingData().response
             #expect(response.error?.responseCode == 503)
             #expect(request.retryCount == 2)

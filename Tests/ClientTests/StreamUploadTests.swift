@@ -19,7 +19,7 @@ extension ClientIntegrationTests {
         @Test func unknownLengthGoesChunked() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("got it")])
             defer { server.stop() }
-            let value = try await Session().upload(InputStream(data: Self.body), to: "http://127.0.0.1:\(server.port)/up")
+            let value = try await retained(Session()).upload(InputStream(data: Self.body), to: "http://127.0.0.1:\(server.port)/up")
                 .serializingString().value
             #expect(value == "got it")
             let raw = try #require(server.requests.first)
@@ -37,7 +37,7 @@ extension ClientIntegrationTests {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/up")!)
             request.method = .put
             request.headers.update(name: "Content-Length", value: "\(Self.body.count)")
-            let value = try await Session().upload(InputStream(data: Self.body), with: request).serializingString().value
+            let value = try await retained(Session()).upload(InputStream(data: Self.body), with: request).serializingString().value
             #expect(value == "ok")
             let (head, body) = splitRequest(try #require(server.requests.first))
             #expect(head.contains("\r\nContent-Length: \(Self.body.count)\r\n"), "\(head)")
@@ -54,7 +54,7 @@ extension ClientIntegrationTests {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/up")!)
             request.method = .post
             request.headers.update(name: "Content-Length", value: "\(declared)")
-            let response = await Session().upload(InputStream(data: Self.body), with: request).serializingData().response
+            let response = await retained(Session()).upload(InputStream(data: Self.body), with: request).serializingData().response
             let urlError = response.error?.underlyingError as? URLError
             #expect(urlError?.code == .requestBodyStreamExhausted, "\(response.result)")
             #expect((urlError?.underlyingError as? TransportError)?.kind == .requestBodyUnreadable)

@@ -52,7 +52,7 @@ extension ClientIntegrationTests {
         func suspendedRequestCancels() async throws {
             let server = try lateServer()
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/")
             let done = Task { await request.serializingString().response }
             #expect(server.waitForConnections(1))
             request.suspend()

@@ -22,7 +22,7 @@ extension ClientIntegrationTests {
             let server = try UnixSocketServer(name: Self.path("url"))
             defer { server.stop() }
             let encoded = server.name.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
-            let response = await Session().request("http+unix://\(encoded)/v1.43/info?all=1").serializingString().response
+            let response = await retained(Session()).request("http+unix://\(encoded)/v1.43/info?all=1").serializingString().response
             #expect(response.value == "unix", "\(response.result)")
             let head = server.requestHeads.first ?? ""
             #expect(head.hasPrefix("GET /v1.43/info?all=1 HTTP/1.1\r\nHost: localhost\r\n"), "\(head)")
@@ -34,7 +34,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             var resolver = HostResolver()
             try resolver.overrideUnixSocket(host: "docker", path: server.name)
-            let response = await Session(resolver: resolver).request("http://docker/version").serializingString().response
+            let response = await retained(Session(resolver: resolver)).request("http://docker/version").serializingString().response
             #expect(response.value == "unix", "\(response.result)")
             #expect(server.requestHeads.first?.contains("\r\nHost: docker\r\n") == true, "\(server.requestHeads)")
         }
@@ -45,16 +45,16 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             var resolver = HostResolver()
             try resolver.overrideAbstractUnixSocket(host: "*", name: server.name)
-            let response = await Session(resolver: resolver).request("http://anything.test:8080/x").serializingString().response
+            let response = await retained(Session(resolver: resolver)).request("http://anything.test:8080/x").serializingString().response
             #expect(response.value == "unix", "\(response.result)")
         }
 
         @Test("a socket nobody listens on -> cannotConnectToHost; a path too long -> invalidURL")
         func failures() async throws {
-            let missing = await Session().request("http+unix://%2Ftmp%2Flariat-missing.sock/").serializingString().response
+            let missing = await retained(Session()).request("http+unix://%2Ftmp%2Flariat-missing.sock/").serializingString().response
             #expect(sessionTaskURLError(missing.result)?.code == .cannotConnectToHost, "\(missing.result)")
             let long = "%2F" + String(repeating: "a", count: 120)
-            let tooLong = await Session().request("http+unix://\(long)/").serializingString().response
+            let tooLong = await retained(Session()).request("http+unix://\(long)/").serializingString().response
             guard case .failure(.invalidURL) = tooLong.result else {
                 Issue.record("expected invalidURL, got \(tooLong.result)")
                 return

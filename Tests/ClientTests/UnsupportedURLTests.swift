@@ -27,7 +27,7 @@ struct UnsupportedURLTests {
 
     @Test("data request: URLError.unsupportedURL as a session-task error, with request and metrics", arguments: urls)
     func data(_ url: String) async {
-        let request = Session().request(url, parameters: ["foo": "bar"])
+        let request = retained(Session()).request(url, parameters: ["foo": "bar"])
         let response = await request.serializingData().response
         #expect(Self.taskCode(response.error) == .unsupportedURL, "\(response.result)")
         #expect(response.error?.isSessionTaskError == true)
@@ -46,16 +46,16 @@ struct UnsupportedURLTests {
 
     @Test("string and decodable serializers see the same failure")
     func serializers() async {
-        let string = await Session().request("invalid").serializingString().response
+        let string = await retained(Session()).request("invalid").serializingString().response
         #expect(Self.taskCode(string.error) == .unsupportedURL, "\(string.result)")
-        let decodable = await Session().request("file:///etc/hosts").serializingDecodable([String].self).response
+        let decodable = await retained(Session()).request("file:///etc/hosts").serializingDecodable([String].self).response
         #expect(Self.taskCode(decodable.error) == .unsupportedURL, "\(decodable.result)")
         #expect(decodable.metrics != nil)
     }
 
     @Test("download request: the same session-task failure, with request and metrics")
     func download() async {
-        let response = await Session().download("invalid", parameters: ["foo": "bar"]).serializingData().response
+        let response = await retained(Session()).download("invalid", parameters: ["foo": "bar"]).serializingData().response
         #expect(Self.taskCode(response.error) == .unsupportedURL, "\(response.result)")
         #expect(response.request != nil)
         #expect(response.fileURL == nil)
@@ -64,7 +64,7 @@ struct UnsupportedURLTests {
 
     @Test("a string that is not a URL is still invalidURL, before any task")
     func notAURL() async {
-        let request = Session().request("http://exa mple.com/[")
+        let request = retained(Session()).request("http://exa mple.com/[")
         let response = await request.serializingData().response
         guard case .invalidURL? = response.error else {
             Issue.record("expected invalidURL, got \(response.result)")

@@ -107,7 +107,7 @@ extension ClientIntegrationTests {
                 if delayMilliseconds > 0 { blockingSleep(milliseconds: delayMilliseconds) }  // answer after the exchange ended
                 return nil
             })
-            let request = Session(eventMonitors: [monitor]).request("http://127.0.0.1:\(server.port)/first").redirect(using: decline)
+            let request = retained(Session(eventMonitors: [monitor])).request("http://127.0.0.1:\(server.port)/first").redirect(using: decline)
             let response = await request.serializingString().response
             #expect(response.response?.statusCode == 302)
             #expect(monitor.gathered.count == 1 && monitor.gathered.first?.transactionMetrics.count == 1, "\(monitor.events)")
@@ -139,7 +139,7 @@ extension ClientIntegrationTests {
                 .expectRequest, .send(Array("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(coded.count)\r\n\r\n".utf8) + coded),
             ])
             defer { server.stop() }
-            let request = Session().request("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).request("http://127.0.0.1:\(server.port)/")
             let response = await request.serializingData().response
             #expect(response.value?.count == plain.count)
             let transaction = try #require(request.metrics?.transactionMetrics.last)
@@ -168,7 +168,7 @@ extension ClientIntegrationTests {
             defer { server.stop() }
             let monitor = WiringMonitor()
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            Session(eventMonitors: [monitor]).streamRequest("http://127.0.0.1:\(server.port)/").validate()
+            retained(Session(eventMonitors: [monitor])).streamRequest("http://127.0.0.1:\(server.port)/").validate()
                 .responseStream(using: StringStreamSerializer(), on: DispatchQueue(label: "c")) { stream in
                     if case .complete(let completion) = stream.event { done.deliver(completion) }
                 }
@@ -182,7 +182,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
             defer { server.stop() }
             let monitor = WiringMonitor()
-            _ = await Session(eventMonitors: [monitor]).upload(InputStream(data: Data("abc".utf8)), to: "http://127.0.0.1:\(server.port)/")
+            _ = await retained(Session(eventMonitors: [monitor])).upload(InputStream(data: Data("abc".utf8)), to: "http://127.0.0.1:\(server.port)/")
                 .serializingData().response
             #expect(monitor.events.contains("didProvideInputStream"), "\(monitor.events)")
         }
@@ -193,7 +193,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("ok")])
             defer { server.stop() }
             let monitor = WiringMonitor()
-            let request = Session(eventMonitors: [monitor]).upload(InputStream(data: payload), to: "http://127.0.0.1:\(server.port)/")
+            let request = retained(Session(eventMonitors: [monitor])).upload(InputStream(data: payload), to: "http://127.0.0.1:\(server.port)/")
             let response = await request.serializingData().response
             #expect(response.error == nil)
             let sent = monitor.raw.filter { $0.hasPrefix("sent ") }
@@ -206,7 +206,7 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("0123456789")])
             defer { server.stop() }
             let done = ResponseWaiter<DataStreamRequest.Completion>()
-            let request = Session().streamRequest("http://127.0.0.1:\(server.port)/")
+            let request = retained(Session()).streamRequest("http://127.0.0.1:\(server.port)/")
             request.responseStream(on: DispatchQueue(label: "c")) { stream in
                 if case .complete(let completion) = stream.event { done.deliver(completion) }
             }

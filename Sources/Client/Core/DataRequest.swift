@@ -20,15 +20,16 @@ public class DataRequest: Request, @unchecked Sendable {
     let httpResponseHandler = HTTPResponseHandlerSlot()
 
     init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
-         interceptor: (any RequestInterceptor)? = nil, session: Session) {
+         interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
         self.convertible = convertible
         self.modifier = modifier
-        super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.request", target: session.rootQueue,
-                   serializationQueue: session.serializationQueue)
+        super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.request")
     }
 
     /// The body received so far (all of it once finished), or `nil` before any byte.
     public var data: Data? { buffer.data }
+    override var usesURLCache: Bool { true }
+    override func bodyOfferedToCache(for request: URLRequest) -> Data? { usesURLCache ? buffer.data ?? Data() : nil }
 
     override func makeURLRequest() throws -> URLRequest {
         var request = try convertible.asURLRequest()

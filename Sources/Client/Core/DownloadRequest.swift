@@ -95,15 +95,18 @@ public class DownloadRequest: Request, @unchecked Sendable {
     private let validators = Mutex<[Validation]>([])
 
     init(convertible: any URLRequestConvertible, modifier: RequestModifier?, destination: Destination?, fileManager: FileManager,
-         interceptor: (any RequestInterceptor)? = nil, session: Session, resumingFrom resumeData: Data? = nil) {
+         interceptor: (any RequestInterceptor)? = nil, context: RequestContext, resumingFrom resumeData: Data? = nil) {
         self.resumption = DownloadResumption(resumeData)
         self.downloadable = resumeData.map { .resumeData($0) } ?? .request(convertible)
         self.convertible = convertible
         self.modifier = modifier
         self.destination = destination
         self.fileManager = fileManager
-        super.init(session: session, interceptor: interceptor, underlyingQueue: DispatchQueue(label: "org.lariat.download", target: session.rootQueue),
-                   serializationQueue: session.serializationQueue)
+        super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.download", makesQueueNow: true)
+    }
+
+    override func makeTask(identifier: Int, for urlRequest: URLRequest) -> URLSessionTask {
+        URLSessionDownloadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
     }
 
     /// The downloaded file once the download finished and was moved, else `nil`.

@@ -21,9 +21,9 @@ extension Request {
         guard let response, let task else { return }
         if response.statusCode == 401 {
             guard let challenge = authenticationChallenge(for: response, followUp: followUp) else { return }
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didReceive: challenge) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didReceive: challenge) } }
         } else {
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
         }
     }
 
@@ -68,7 +68,7 @@ extension Request {
 
     /// Sends the attempt's metrics to the monitors.
     func reportMetrics(_ metrics: URLSessionTaskMetrics, for task: URLSessionTask) {
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didFinishCollecting: metrics) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didFinishCollecting: metrics) } }
         guard isMonitored else { return }
         emit { [self] in $0.request(self, didGatherMetrics: metrics) }
     }
@@ -108,7 +108,7 @@ extension Request {
     func reportBodySent(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard bytesSent > 0, lifecycle.reportsChunks.load(ordering: .relaxed), let task else { return }
         if isTaskMonitored { emitTaskEvent { [self] in
-            $0.urlSession(session.session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+            $0.urlSession(context.urlSession, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                           totalBytesExpectedToSend: totalBytesExpectedToSend)
         } }
     }
@@ -122,7 +122,7 @@ extension DownloadRequest {
         let totalBytesWritten = Int64(sink.bytesWritten)
         let totalBytesExpectedToWrite = task.countOfBytesExpectedToReceive
         if isTaskMonitored { emitTaskEvent { [self] in
-            $0.urlSession(session.session, downloadTask: task, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
+            $0.urlSession(context.urlSession, downloadTask: task, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
                           totalBytesExpectedToWrite: totalBytesExpectedToWrite)
         } }
     }
@@ -131,6 +131,6 @@ extension DownloadRequest {
     /// is the whole file's size from `Content-Range`, `-1` when the server did not give it.
     func reportResumed(atOffset offset: Int64, expectedTotal: Int64) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
     }
 }

@@ -119,7 +119,7 @@ extension Request {
     /// after creating the request, so every creation path gets the session's setup).
     func automaticallyResuming(_ value: Bool?) -> Self {
         if let value { lifecycle.state.withLock { $0.shouldAutomaticallyResume = value } }
-        if session.requestSetup == .eager {
+        if context.requestSetup == .eager {
             trackIfNeeded()
             perform(mutable.withLock { $0.machine.prepare() })
         }
@@ -127,8 +127,9 @@ extension Request {
     }
 
 
-    /// The session that made the request, as Alamofire's `RequestDelegate`.
-    public var delegate: (any RequestDelegate)? { session }
+    /// The session that made the request, as Alamofire's `RequestDelegate`; `nil` once it was
+    /// released (a request does not keep its session alive).
+    public var delegate: (any RequestDelegate)? { context.session }
 
     // MARK: Handlers
 
@@ -175,7 +176,7 @@ extension Request {
     /// The monitors this request's events go to: the session's, then the request's own.
     public var eventMonitor: (any EventMonitor)? {
         let own = lifecycle.state.withLock { $0.monitors }
-        return own.isEmpty ? session.eventMonitor : CompositeEventMonitor(monitors: [session.eventMonitor] + own)
+        return own.isEmpty ? context.eventMonitor : CompositeEventMonitor(monitors: [context.eventMonitor] + own)
     }
 
     // MARK: Reporting events (called by Request and its subclasses)
@@ -184,24 +185,24 @@ extension Request {
     /// test it before building such an event (`if isMonitored { emit { … } }`): with the default
     /// monitors the closure is never made, which was an allocation per event per request.
     var isMonitored: Bool {
-        lifecycle.hasOwnMonitors.load(ordering: .relaxed) || session.eventMonitor.wantsEveryEvent
+        lifecycle.hasOwnMonitors.load(ordering: .relaxed) || context.eventMonitor.wantsEveryEvent
     }
 
     /// Whether the session's monitors want URLSession's task events (the `urlSession(…)`
     /// methods: response, data, metrics, completion, redirects, cache), built only then. Those
     /// go to the session's monitors alone; a request's own monitors hear the request's events,
     /// as in Alamofire, where task events come through the session's delegate.
-    var isTaskMonitored: Bool { session.eventMonitor.wantsEveryEvent }
+    var isTaskMonitored: Bool { context.eventMonitor.wantsEveryEvent }
 
     /// Sends a URLSession task event to the session's monitors, each on its queue.
     func emitTaskEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        session.eventMonitor.performEvent(event)
+        context.eventMonitor.performEvent(event)
     }
 
     /// Sends `event` to the session's monitors and the request's own, each on its queue;
     /// `notified`: an event ``AlamofireNotifications`` posts.
     func emit(notified: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        session.eventMonitor.performEvent(notified: notified, event)
+        context.eventMonitor.performEvent(notified: notified, event)
         let own = lifecycle.state.withLock { $0.monitors }
         for monitor in own { monitor.queue.async { event(monitor) } }
     }
@@ -213,7 +214,7 @@ extension Request {
             defer { state.isTracked = true }
             return !state.isTracked
         }
-        if isNew { session.track(self) }
+        if isNew { context.track(self) }
     }
 
     /// The attempt's URLRequest (after adapters) was created.
@@ -232,13 +233,7 @@ extension Request {
 
     /// Creates the attempt's task and reports it.
     func didCreateTask(for urlRequest: URLRequest) -> URLSessionTask {
-        let identifier = session.session.makeTaskIdentifier()
-        let task: URLSessionTask
-        switch self {
-        case is UploadRequest: task = URLSessionUploadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
-        case is DownloadRequest: task = URLSessionDownloadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
-        default: task = URLSessionDataTask(taskIdentifier: identifier, request: urlRequest, owner: self)
-        }
+        let task = makeTask(identifier: context.urlSession.makeTaskIdentifier(), for: urlRequest)
         let handlers = lifecycle.state.withLock { state in
             state.tasks.append(task)
             state.taskPhase = .running(since: Date(), metrics: nil)
@@ -281,7 +276,7 @@ extension Request {
             $0.bytesExpectedToReceive = expectedLength.map(Int64.init) ?? -1
         }
         if let dataTask = task as? URLSessionDataTask {
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: response) } }
+            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: response) } }
         }
     }
 
@@ -289,7 +284,7 @@ extension Request {
     func taskReceived(_ bytes: UnsafeRawBufferPointer, task: URLSessionTask?) {
         guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
         let data = Data(bytes)
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, didReceive: data) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: data) } }
     }
 
     /// The current attempt ended (the transport's end, or a cancel with no exchange on the
@@ -318,7 +313,7 @@ extension Request {
             $0.error = taskError
             if let bytesSent { $0.bytesSent = bytesSent }
         }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, task: task, didCompleteWithError: taskError) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didCompleteWithError: taskError) } }
         return task
     }
 
@@ -350,7 +345,7 @@ extension Request {
     /// The request finished: no further attempt follows.
     func didFinish() {
         emit(notified: true) { [self] in $0.requestDidFinish(self) }
-        session.untrack(self)
+        context.untrack(self)
     }
 }
 
@@ -369,7 +364,7 @@ extension DownloadRequest {
     /// The file is complete at `location` (before it is moved to the destination).
     func didFinishDownloading(to location: URL) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(session.session, downloadTask: task, didFinishDownloadingTo: location) } }
+        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, downloadTask: task, didFinishDownloadingTo: location) } }
     }
 
     /// The file was moved to its destination (or left where it was written), or the move failed.

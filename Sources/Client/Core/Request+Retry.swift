@@ -71,10 +71,12 @@ extension Request {
     /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
     /// same queue, whatever thread the retrier answers from.
     func askRetrier() {
-        guard let retrier = session.retrier(for: self), let error = error else {
+        guard let retrier = context.retrier(for: self), let error = error else {
             preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
         }
         underlyingQueue.async { [self] in
+            // Retriers are given the session; once it was released there is nothing to retry on.
+            guard let session = context.session else { return retrierAnswered(.doNotRetry, originalError: error) }
             retrier.retry(self, for: session, dueTo: error) { [self] result in
                 underlyingQueue.async { [self] in retrierAnswered(result, originalError: error) }
             }
@@ -100,7 +102,7 @@ extension Request {
     /// never extends it.
     private func retryDelay(_ delay: TimeInterval?, firstStart: Deadline?) -> TimeInterval? {
         guard let delay, let firstStart,
-            let total = try? TimeoutLimit.duration(session.settings.timeoutIntervalForResource, setting: "", url: nil)
+            let total = try? TimeoutLimit.duration(context.settings.timeoutIntervalForResource, setting: "", url: nil)
         else { return delay }
         let nanoseconds = delay.isFinite && delay > 0 ? Int64(min(delay, 1e9) * 1e9) : 0
         return Deadline.now() + Duration.nanoseconds(nanoseconds) < firstStart + total ? delay : nil

@@ -31,12 +31,12 @@ extension Request {
         }
         var components = ["$ curl -v", "-X \(method)"]
         components += credentialArguments(for: url)
-        let configuration = session.configuration
+        let configuration = context.configuration
         if configuration.httpShouldSetCookies, let cookies = configuration.httpCookieStorage?.cookies(for: url), !cookies.isEmpty {
             components.append("-b \"\(Self.escapingQuotes(cookies.map { "\($0.name)=\($0.value)" }.joined(separator: ";")))\"")
         }
         var headers = HTTPHeaders()
-        for (name, value) in (session.configuration.settings.httpAdditionalHeaders ?? [:]).sorted(by: { $0.key < $1.key })
+        for (name, value) in (context.configuration.settings.httpAdditionalHeaders ?? [:]).sorted(by: { $0.key < $1.key })
         where name.lowercased() != "cookie" {
             headers.update(name: name, value: value)
         }
@@ -60,7 +60,7 @@ extension Request {
             return "-u \(user):\(password)"
         }
         if let credential { return argument(credential).map { [$0] } ?? [] }
-        guard let storage = session.configuration.urlCredentialStorage, let host = url.host(percentEncoded: false)?.lowercased() else { return [] }
+        guard let storage = context.configuration.urlCredentialStorage, let host = url.host(percentEncoded: false)?.lowercased() else { return [] }
         let scheme = url.scheme?.lowercased() ?? "http"
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         return storage.allCredentials.filter { $0.key.host == host && $0.key.port == port }

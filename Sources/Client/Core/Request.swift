@@ -71,7 +71,9 @@ public class Request: @unchecked Sendable {
     }
     /// The queue on which response serializers of the completion-handler API run.
     public let serializationQueue: DispatchQueue
-    let session: Session
+    /// What the request uses of its session (`RequestContext.swift`); the request does not keep
+    /// the session alive.
+    let context: RequestContext
 
     /// A response handler; `onWorker` is true when it runs on ``underlyingQueue`` (where blocking
     /// work is fine) and false on the thread the response completed on (a connection's loop) or
@@ -121,23 +123,19 @@ public class Request: @unchecked Sendable {
     }
     private let queue: Mutex<UnderlyingQueue>
 
-    init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
-         underlyingQueue: DispatchQueue, serializationQueue: DispatchQueue) {
+    /// Creates a request of the session whose `context` is given. Every subclass passes the same
+    /// shape: the context, the request's own interceptor and its queue's label.
+    /// - Parameters:
+    ///   - queueLabel: The label of ``underlyingQueue``, a serial queue targeting the session's root queue.
+    ///   - makesQueueNow: Make the queue now (a download always uses it) rather than on first use.
+    init(id: UUID = .randomV4(), context: RequestContext, interceptor: (any RequestInterceptor)?,
+         queueLabel: String, makesQueueNow: Bool = false) {
         self.id = id
-        self.session = session
-        mutable.withLock { $0.interceptor = interceptor }
-        self.queue = Mutex(.made(underlyingQueue))
-        self.serializationQueue = serializationQueue
-    }
-
-    /// A request whose ``underlyingQueue`` (label `label`, targeting `target`) is made on first use.
-    init(id: UUID = .randomV4(), session: Session, interceptor: (any RequestInterceptor)? = nil,
-         underlyingQueueLabel label: String, target: DispatchQueue, serializationQueue: DispatchQueue) {
-        self.id = id
-        self.session = session
+        self.context = context
         if let interceptor { mutable.withLock { $0.interceptor = interceptor } }
-        self.queue = Mutex(.deferred(label: label, target: target))
-        self.serializationQueue = serializationQueue
+        self.queue = Mutex(makesQueueNow ? .made(DispatchQueue(label: queueLabel, target: context.rootQueue))
+                                         : .deferred(label: queueLabel, target: context.rootQueue))
+        self.serializationQueue = context.serializationQueue
     }
 
     /// The current state.
@@ -214,6 +212,27 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Its session was released (`RequestContext.sessionReleased()`): a live request finishes with
+    /// ``AFError/sessionDeinitialized``, its exchange cancelled on the wire and its task marked
+    /// cancelling, as Alamofire's session finishes its requests and invalidates its URLSession.
+    /// A request whose outcome is already settled keeps it.
+    func sessionReleased() {
+        let (action, took) = mutable.withLock { state in
+            let wasCancelled = state.machine.isCancelled
+            let action = state.machine.cancel()
+            let took = !wasCancelled && state.machine.isCancelled
+            if took { state.error = .sessionDeinitialized }
+            return (action, took)
+        }
+        guard took else { return }
+        if let task, task.state != .completed { task.update { $0.state = .canceling } }
+        if case .complete = action {
+            underlyingQueue.async { self.complete(onWorker: true) }
+        } else {
+            perform(action)
+        }
+    }
+
     // MARK: Subclass hooks
 
     /// Builds the URLRequest to send; DataRequest overrides.
@@ -221,6 +240,31 @@ public class Request: @unchecked Sendable {
     /// The body to send instead of `request.httpBody` (UploadRequest overrides); may change the
     /// request's headers (a multipart Content-Type). `nil` sends `httpBody`.
     func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? { nil }
+    /// The task URLSession would make for the request: a data task (UploadRequest and
+    /// DownloadRequest override).
+    func makeTask(identifier: Int, for urlRequest: URLRequest) -> URLSessionTask {
+        URLSessionDataTask(taskIdentifier: identifier, request: urlRequest, owner: self)
+    }
+    /// Whether the request reads from and stores into the session's URLCache (a GET of a
+    /// DataRequest; `Request+Cache.swift`). `false` by default.
+    var usesURLCache: Bool { false }
+    /// The response body offered to the cache once the exchange ended; `nil` (the default):
+    /// nothing is stored (DataRequest and DataStreamRequest override).
+    func bodyOfferedToCache(for request: URLRequest) -> Data? { nil }
+    /// Why the body made by ``makeUploadBody(for:)`` cannot be sent (an upload's missing file):
+    /// the exchange is then made refused, failing its task when it runs, as URLSession's
+    /// upload task does. `nil` by default.
+    var bodyRefusal: TransportError? { nil }
+    /// The error handlers see for a transport failure (not a cancel or a trust rejection):
+    /// `sessionTaskFailed` with the failure's `URLError` code (UploadRequest overrides for its
+    /// ``bodyRefusal``).
+    func error(for failure: TransportError, url: URL?) -> AFError {
+        .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: url))
+    }
+    /// The uploadable was made and the request is about to be sent (UploadRequest reports it).
+    func didCreateUploadable() {}
+    /// The uploadable could not be made (UploadRequest reports it).
+    func didFailToCreateUploadable(_ error: AFError) {}
     /// The protocol switch the request offers (`WebSocketRequest`'s); `nil`: none.
     func transportUpgrade() -> TransportUpgrade? { nil }
     /// Receives the response head on the thread the transport reports on (a connection's
@@ -250,12 +294,12 @@ public class Request: @unchecked Sendable {
     func perform(_ action: RequestStateMachine<Exchange, ResponseHandler, FollowUp>.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
-        case .startExchange: if let queue = session.givenRequestQueue { queue.async { self.start() } } else { start() }
-        case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { session.pool.execute(exchange) }
+        case .startExchange: if let queue = context.givenRequestQueue { queue.async { self.start() } } else { start() }
+        case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { context.pool.execute(exchange) }
         case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
         case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
         case .resumeExchange(let exchange): didResumeTask(); if pausesReadingOnSuspend { exchange.resumeReading() }
-        case .cancelExchange(let exchange): exchange.cancel(pool: session.pool)
+        case .cancelExchange(let exchange): exchange.cancel(pool: context.pool)
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
@@ -269,6 +313,8 @@ public class Request: @unchecked Sendable {
     /// Builds the URLRequest and the exchange on the caller's thread (the machine is `starting`),
     /// then reports to the machine.
     private func start() {
+        // A request started after its session was released fails as Alamofire's would.
+        if context.isReleased { return startFailed(.sessionDeinitialized) }
         var urlRequest: URLRequest
         do {
             urlRequest = try makeURLRequest()
@@ -285,7 +331,7 @@ public class Request: @unchecked Sendable {
             uploadBody = try makeUploadBody(for: &urlRequest)
         } catch {
             let afError = (error as? AFError) ?? AFError.createUploadableFailed(error: error)
-            (self as? UploadRequest)?.didFailToCreateUploadable(afError)
+            didFailToCreateUploadable(afError)
             return startFailed(afError)
         }
         // Recorded before adapting: a failed adaptation leaves the request it was given visible
@@ -298,7 +344,7 @@ public class Request: @unchecked Sendable {
             if state.firstStart == nil { state.firstStart = .now() }
             return (state.firstStart!, state.interceptor)
         }
-        guard let adapter = session.adapter(combining: own) else {
+        guard let adapter = context.adapter(combining: own) else {
             return send(urlRequest, uploadBody: uploadBody, firstStart: firstStart, isRecorded: true)
         }
         // As Alamofire: `requests` holds the request as made, then the adapted one
@@ -309,6 +355,8 @@ public class Request: @unchecked Sendable {
         // called `resume()` (nor a connection's loop, for a retry), as Alamofire's run on its
         // session's queue. Their completion may come from any thread.
         underlyingQueue.async { [self] in
+            // Adapters are given the session; one released meanwhile has no request to adapt.
+            guard let session = context.session else { return startFailed(.sessionDeinitialized) }
             adapter.adapt(requestToAdapt, using: RequestAdapterState(requestID: id, session: session)) { [self] result in
                 // An adapter may add a body to a GET: checked again, failing as the adaptation (Alamofire).
                 switch result.flatMap({ adapted in Result { try adapted.validate(); return adapted } }) {
@@ -339,10 +387,11 @@ public class Request: @unchecked Sendable {
         }
         if !isRecorded { mutable.withLock { $0.request = urlRequest } }
         if !isFollowUp { didCreateURLRequest(urlRequest) }
-        (self as? UploadRequest)?.didCreateUploadable()
+        didCreateUploadable()
         var transport: TransportRequest
         do {
-            transport = try session.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
+            transport = try context.transportRequest(for: urlRequest, uploadBody: uploadBody, start: firstStart)
+            if let refusal = bodyRefusal { transport = .refused(refusal) }
             transport.upgrade = transportUpgrade()
         } catch {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
@@ -410,7 +459,7 @@ public class Request: @unchecked Sendable {
 
     /// Stops the exchange on the wire (a follow-up's body too long to drain); its end follows.
     func cancelActiveExchange() {
-        mutable.withLock { $0.machine.activeExchange }?.cancel(pool: session.pool)
+        mutable.withLock { $0.machine.activeExchange }?.cancel(pool: context.pool)
     }
 
     /// Records `error` unless an earlier one is recorded.
@@ -429,7 +478,7 @@ public class Request: @unchecked Sendable {
         storeInCache()
         runValidators()
         reportTaskCompletion()
-        let sessionRetries = session.interceptor != nil
+        let sessionRetries = context.interceptor != nil
         perform(mutable.withLock { state in
             state.machine.outcomeRecorded(failed: state.error != nil, hasRetrier: sessionRetries || state.interceptor != nil)
         }, onWorker: onWorker)
@@ -458,7 +507,7 @@ public class Request: @unchecked Sendable {
             } else if let trustError = failure.serverTrustEvaluationError {
                 afError = trustError
             } else {
-                afError = .sessionTaskFailed(error: URLError.lariat(failure.urlErrorCode, underlying: failure, url: request?.url))
+                afError = error(for: failure, url: request?.url)
             }
             mutable.withLock { $0.error = $0.error ?? afError }
         }
@@ -472,7 +521,7 @@ public class Request: @unchecked Sendable {
             state.error = state.error ?? afError
             return state.machine.activeExchange
         }
-        exchange?.cancel(pool: session.pool)
+        exchange?.cancel(pool: context.pool)
     }
 
     /// Adds a handler that runs once the request finished (at once, on this thread, if it
@@ -488,7 +537,7 @@ public class Request: @unchecked Sendable {
 
     /// Whether adding the first handler starts the request: the session's
     /// `startRequestsImmediately`, unless the request was made with `shouldAutomaticallyResume`.
-    var startsOnFirstHandler: Bool { shouldAutomaticallyResume ?? session.startRequestsImmediately }
+    var startsOnFirstHandler: Bool { shouldAutomaticallyResume ?? context.startRequestsImmediately }
 }
 
 extension TransportError {

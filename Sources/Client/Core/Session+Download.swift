@@ -37,7 +37,7 @@ extension Session {
             try encoding.encode(try URLRequest(url: convertible, method: method, headers: headers), with: box.parameters)
         }
         return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
-                               interceptor: interceptor, session: self)
+                               interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -60,7 +60,7 @@ extension Session {
             try encoder.encode(parameters, into: try URLRequest(url: convertible, method: method, headers: headers))
         }
         return DownloadRequest(convertible: request, modifier: requestModifier, destination: destination, fileManager: .default,
-                               interceptor: interceptor, session: self)
+                               interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -77,7 +77,7 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil, to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         DownloadRequest(convertible: convertible, modifier: nil, destination: destination, fileManager: .default,
-                        interceptor: interceptor, session: self)
+                        interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -104,7 +104,7 @@ extension Session {
         // from the resume data.
         let placeholder = ClosureRequestConvertible { throw AFError.createURLRequestFailed(error: ResumeDataError(.malformed)) }
         return DownloadRequest(convertible: placeholder, modifier: nil, destination: destination, fileManager: .default,
-                               interceptor: interceptor, session: self, resumingFrom: data)
+                               interceptor: interceptor, context: context, resumingFrom: data)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 }

@@ -55,10 +55,10 @@ extension Session {
     // MARK: Live requests
 
     /// Starts tracking `request` (its first resume, suspend or cancel).
-    func track(_ request: Request) { activeRequests.insert(request) }
+    func track(_ request: Request) { context.track(request) }
 
     /// Stops tracking `request` (it finished).
-    func untrack(_ request: Request) { activeRequests.remove(request) }
+    func untrack(_ request: Request) { context.untrack(request) }
 
     /// Calls `action` on ``rootQueue`` with the live requests: those resumed, suspended or
     /// cancelled that have not finished yet. Requests never resumed are not included.

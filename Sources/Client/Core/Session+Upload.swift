@@ -42,7 +42,7 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.data(data)), fileManager: fileManager,
-                      interceptor: interceptor, session: self)
+                      interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -83,7 +83,7 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.file(fileURL, shouldRemove: false)),
-                      fileManager: fileManager, interceptor: interceptor, session: self)
+                      fileManager: fileManager, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -162,7 +162,7 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: request, modifier: nil, source: .multipart(multipartFormData, threshold: encodingMemoryThreshold),
-                      fileManager: fileManager, interceptor: interceptor, session: self)
+                      fileManager: fileManager, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -173,7 +173,7 @@ extension Session {
     ) -> UploadRequest {
         let request = ClosureRequestConvertible { try URLRequest(url: convertible, method: method, headers: headers) }
         return UploadRequest(convertible: request, modifier: requestModifier, source: source, fileManager: fileManager,
-                             interceptor: interceptor, session: self)
+                             interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 }

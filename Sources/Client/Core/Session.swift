@@ -68,8 +68,11 @@ open class Session: @unchecked Sendable {
     public let eventMonitor: CompositeEventMonitor
     /// The monitors a session gets when `eventMonitors:` is not given: ``AlamofireNotifications``.
     public let defaultEventMonitors: [any EventMonitor] = [AlamofireNotifications()]
+    /// What the session's requests use of it, handed to each at creation (`RequestContext.swift`):
+    /// requests hold it, never the session, so releasing the session finishes them.
+    let context: RequestContext
     /// Requests from their first resume, suspend or cancel until they finish (`Session+Lifecycle.swift`).
-    let activeRequests = ActiveRequests()
+    var activeRequests: ActiveRequests { context.activeRequests }
     /// Decides what of each response goes into the configuration's ``URLCache``; a request's own
     /// handler wins. `nil`: responses are stored as the cache rules allow.
     public let cachedResponseHandler: (any CachedResponseHandler)?
@@ -157,10 +160,20 @@ open class Session: @unchecked Sendable {
             poolConfiguration.trustEvaluator = { host in serverTrustManager.tlsEvaluator(forHost: host) }
         }
         self.pool = ConnectionPool(group: eventLoopGroup, configuration: poolConfiguration)
+        self.context = RequestContext(
+            pool: pool, configuration: self.configuration, settings: settings, urlSession: session,
+            eventMonitor: eventMonitor, interceptor: interceptor, redirectHandler: redirectHandler,
+            cachedResponseHandler: cachedResponseHandler, urlCache: urlCache, rootQueue: rootQueue,
+            serializationQueue: self.serializationQueue, givenRequestQueue: requestQueue,
+            startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup)
+        context.attach(self)
     }
 
+    /// Finishes every live request with ``AFError/sessionDeinitialized`` (cancelling its exchange
+    /// on the wire), closes idle connections and reports the session invalid to the monitors, as
+    /// Alamofire's session does when released.
     deinit {
-        pool.closeIdleConnections()
+        context.sessionReleased()
     }
 
     // MARK: Requests
@@ -192,7 +205,7 @@ open class Session: @unchecked Sendable {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
             return try encoding.encode(request, with: box.parameters)
         }
-        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
+        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -222,7 +235,7 @@ open class Session: @unchecked Sendable {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
             return try encoder.encode(parameters, into: request)
         }
-        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, session: self)
+        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -234,33 +247,16 @@ open class Session: @unchecked Sendable {
     ///     `nil` (the default): the session's `startRequestsImmediately`.
     public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                         shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
-        DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, session: self)
+        DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
+}
 
-    // MARK: Mapping to the wire
-
-    /// What the transport sends for `request`: the wire mapping
-    /// (`TransportRequest.init(_:settings:body:cookies:start:)`) with this session's settings
-    /// and the cookies its storage holds for the request's URL.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - uploadBody: An upload's body (a file streamed from disk, or bytes); `nil` sends
-    ///     `request.httpBody`.
-    ///   - start: When the request started, for the total deadline
-    ///     (`timeoutIntervalForResource`); now by default. A retry passes its first start.
-    /// - Returns: The request, or for a URL the transport cannot send (no scheme, `file:`,
-    ///   `ftp:`) a refused one (``TransportRequest/refused(_:)``): the exchange is made and fails
-    ///   at once with `URLError.unsupportedURL`, so the failure is a session-task error with a
-    ///   task, the URLRequest and metrics, as URLSession reports it.
-    /// - Throws: What the mapping throws otherwise.
+extension Session {
+    /// What the transport sends for `request`: ``RequestContext``'s mapping with this session's
+    /// settings and cookies (see `RequestContext.transportRequest(for:uploadBody:start:)`).
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
-        let cookies = request.url.flatMap { settings.cookieFieldValue(for: request, url: $0) }
-        do {
-            return try TransportRequest(request, settings: settings, body: uploadBody, cookies: cookies, start: start)
-        } catch let refusal as TransportError {
-            return .refused(refusal)
-        }
+        try context.transportRequest(for: request, uploadBody: uploadBody, start: start)
     }
 }
 

@@ -36,12 +36,20 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// The file manager used for multipart temporary files and removal.
     public let fileManager: FileManager
     private let made = UploadableBox()
+    /// Why this attempt's file body cannot be sent, if it cannot (see ``makeUploadBody(for:)``).
+    private let bodyFailure = BodyFailureBox()
 
     init(convertible: any URLRequestConvertible, modifier: RequestModifier?, source: Source, fileManager: FileManager,
-         interceptor: (any RequestInterceptor)? = nil, session: Session) {
+         interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
         self.source = source
         self.fileManager = fileManager
-        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, session: session)
+        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, context: context)
+    }
+
+    override var usesURLCache: Bool { false }  // an upload is never served from or stored in the cache
+
+    override func makeTask(identifier: Int, for urlRequest: URLRequest) -> URLSessionTask {
+        URLSessionUploadTask(taskIdentifier: identifier, request: urlRequest, owner: self)
     }
 
     /// The uploadable sent, once the request started.
@@ -63,20 +71,40 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case .stream(let stream):
             return try Self.streamBody(stream, for: request)
         case .file(let url, _):
-            guard url.isFileURL else { throw AFError.createUploadableFailed(error: URLError(.unsupportedURL)) }
+            // As URLSession's upload task from a file: the request is adapted and its task made
+            // whatever the file is; one that cannot be sent fails the task when it runs
+            // (`bodyRefusal`), with nothing on the wire.
+            bodyFailure.value = nil
+            guard url.isFileURL else { return refuseBody(URLError(.unsupportedURL), "\(url) is not a file URL") }
             // open(2) succeeds on a directory and read(2) then fails with EISDIR: the head would
             // go out with the directory's st_size as Content-Length before the body failed.
             var isDirectory = false
             if fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory {
-                throw AFError.createUploadableFailed(error: URLError(.fileIsDirectory))
+                return refuseBody(URLError(.fileIsDirectory), "\(url.path) is a directory")
             }
             do {
                 let size = try File(path: url.path, mode: .read).size()
                 return .file(path: url.path, length: size)
             } catch {
-                throw AFError.createUploadableFailed(error: error)
+                return refuseBody(error, "cannot open \(url.path)")
             }
         }
+    }
+
+    /// Records why the body cannot be sent and returns an empty stand-in (never sent).
+    private func refuseBody(_ error: any Error & Sendable, _ detail: String) -> RequestBody {
+        bodyFailure.value = TransportError(.requestBodyUnreadable, detail, underlying: error)
+        return .data(Data())
+    }
+
+    override var bodyRefusal: TransportError? { bodyFailure.value }
+
+    /// A file body that could not be sent fails as `createUploadableFailed` with the file's error.
+    override func error(for failure: TransportError, url: URL?) -> AFError {
+        guard failure.kind == .requestBodyUnreadable, let refusal = bodyFailure.value, refusal.detail == failure.detail else {
+            return super.error(for: failure, url: url)
+        }
+        return .createUploadableFailed(error: refusal.underlying ?? refusal)
     }
 
     /// Removes a multipart temporary file before the handlers run, whatever ended the request:
@@ -87,7 +115,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Reports the uploadable made for this attempt (after the URLRequest, before the task).
-    func didCreateUploadable() {
+    override func didCreateUploadable() {
         guard let uploadable = made.value else { return }
         if isMonitored { emit { [self] in $0.request(self, didCreateUploadable: uploadable) } }
         // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
@@ -98,12 +126,21 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Reports that the uploadable could not be made.
-    func didFailToCreateUploadable(_ error: AFError) {
+    override func didFailToCreateUploadable(_ error: AFError) {
         if isMonitored { emit { [self] in $0.request(self, didFailToCreateUploadableWithError: error) } }
     }
 
     private func removeTemporaryFile() {
         if case .file(let url, true)? = made.value { MultipartFormData.removeTemporaryFile(url, fileManager: fileManager) }
+    }
+}
+
+/// Why an upload's file body cannot be sent; written when each attempt builds its body.
+final class BodyFailureBox: Sendable {
+    private let storage = Mutex<TransportError?>(nil)
+    var value: TransportError? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }
 

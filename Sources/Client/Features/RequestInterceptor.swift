@@ -253,8 +253,16 @@ extension RequestInterceptor where Self == Interceptor {
 extension Session {
     /// The session's interceptor, then the request's, as adapters (Alamofire 5.12's order).
     func adapter(for request: Request) -> (any RequestAdapter)? {
-        adapter(combining: request.interceptor)
+        context.adapter(combining: request.interceptor)
     }
+
+    /// The session's interceptor, then the request's, as retriers (Alamofire 5.12's order).
+    func retrier(for request: Request) -> (any RequestRetrier)? {
+        context.retrier(for: request)
+    }
+}
+
+extension RequestContext {
 
     /// The session's interceptor, then `own` (a request's), as adapters.
     func adapter(combining own: (any RequestInterceptor)?) -> (any RequestAdapter)? {

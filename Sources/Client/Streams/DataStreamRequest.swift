@@ -103,19 +103,19 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// The body streamed, for the cache; `nil` without a cache or past ``maxCachedBodyBytes``.
     var bodyForCache: Data? { stream.withLock { $0.cacheCopy } }
+    override func bodyOfferedToCache(for request: URLRequest) -> Data? { bodyForCache }
     let stream = Mutex(StreamState())
 
     init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, modifier: RequestModifier?,
-         shouldAutomaticallyResume: Bool?, interceptor: (any RequestInterceptor)?, session: Session) {
+         shouldAutomaticallyResume: Bool?, interceptor: (any RequestInterceptor)?, context: RequestContext) {
         self.convertible = convertible
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
         self.modifier = modifier
         self.autoResume = shouldAutomaticallyResume
-        super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.stream-request",
-                   target: session.rootQueue, serializationQueue: session.serializationQueue)
+        super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.stream-request")
     }
 
-    override var startsOnFirstHandler: Bool { autoResume ?? session.startRequestsImmediately }
+    override var startsOnFirstHandler: Bool { autoResume ?? context.startRequestsImmediately }
     override var pausesReadingOnSuspend: Bool { false }  // back-pressure owns the stream's reading
 
     override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
@@ -132,7 +132,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override func didReceive(head: TransportResponseHead) {
         record(head: head)
-        let keepsCopy = session.urlCache != nil && mutable.withLock { $0.inFlight?.method == .get }
+        let keepsCopy = context.urlCache != nil && mutable.withLock { $0.inFlight?.method == .get }
         stream.withLock { $0.cacheCopy = keepsCopy ? Data() : nil }
         guard let handler = stream.withLock({ $0.httpResponseHandler }), let response else { return }
         // Nothing more is read until the handler answered (URLSession holds the task likewise).

@@ -30,7 +30,7 @@ extension Session {
         }
         return DataStreamRequest(convertible: request, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                                  modifier: requestModifier, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                 interceptor: interceptor, session: self)
+                                 interceptor: interceptor, context: context)
     }
 
     /// Creates a ``DataStreamRequest`` for `convertible` without parameters (see the generic
@@ -43,7 +43,7 @@ extension Session {
         let request = ClosureRequestConvertible { try URLRequest(url: convertible, method: method, headers: headers) }
         return DataStreamRequest(convertible: request, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                                  modifier: requestModifier, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                 interceptor: interceptor, session: self)
+                                 interceptor: interceptor, context: context)
     }
 
     /// Creates a ``DataStreamRequest`` from a URLRequest or another `URLRequestConvertible`.
@@ -53,6 +53,6 @@ extension Session {
     ) -> DataStreamRequest {
         DataStreamRequest(convertible: convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                           modifier: nil, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                          interceptor: interceptor, session: self)
+                          interceptor: interceptor, context: context)
     }
 }

@@ -27,7 +27,8 @@ extension Session {
     ) -> UploadRequest {
         let request = ClosureRequestConvertible { try URLRequest(url: convertible, method: method, headers: headers) }
         return UploadRequest(convertible: request, modifier: requestModifier, source: .uploadable(.stream(stream)),
-                             fileManager: fileManager, interceptor: interceptor, session: self)
+                             fileManager: fileManager, interceptor: interceptor, context: context)
+            .automaticallyResuming(nil)  // applies the session's request setup, as every creation path
     }
 
     /// Uploads what `stream` produces with the request `convertible` builds (its
@@ -39,7 +40,7 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
         UploadRequest(convertible: convertible, modifier: nil, source: .uploadable(.stream(stream)),
-                      fileManager: fileManager, interceptor: interceptor, session: self)
+                      fileManager: fileManager, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 }

@@ -83,13 +83,13 @@ extension Request {
 
     /// Whether this request uses the URL cache: a DataRequest's GET, when the session has a cache.
     private func cache(for request: URLRequest) -> URLCache? {
-        guard let cache = session.urlCache, self is DataRequest, !(self is UploadRequest), request.method == .get else { return nil }
+        guard let cache = context.urlCache, usesURLCache, request.method == .get else { return nil }
         return cache
     }
 
     /// The effective policy: the request's, or the configuration's for `.useProtocolCachePolicy`.
     private func policy(of request: URLRequest) -> URLRequest.CachePolicy {
-        request.cachePolicy == .useProtocolCachePolicy ? session.configuration.requestCachePolicy : request.cachePolicy
+        request.cachePolicy == .useProtocolCachePolicy ? context.configuration.requestCachePolicy : request.cachePolicy
     }
 
     /// Decides, before an exchange is made, whether the cache answers, or what to send.
@@ -98,7 +98,7 @@ extension Request {
         guard let cache = cache(for: request) else { return .network(request) }
         let now = Date().timeIntervalSince1970
         let sendsCookie = request.headers.value(for: "Cookie") != nil
-            || request.url.map { session.settings.cookieFieldValue(for: request, url: $0) != nil } == true
+            || request.url.map { context.settings.cookieFieldValue(for: request, url: $0) != nil } == true
         mutable.withLock { state in
             state.cache.use = .network
             (state.cache.requestTime, state.cache.sendsCookie) = (now, sendsCookie)
@@ -154,7 +154,7 @@ extension Request {
     /// with it. A 304 answering our revalidation becomes the stored response refreshed with the
     /// 304's fields, its stored body following; any other head is itself, with no body.
     func cacheView(of head: TransportResponseHead) -> (head: TransportResponseHead, storedBody: Data?) {
-        guard session.urlCache != nil, self is DataRequest else { return (head, nil) }
+        guard context.urlCache != nil, usesURLCache else { return (head, nil) }
         let now = Date().timeIntervalSince1970
         let revalidating = mutable.withLock { state -> CachedURLResponse? in
             state.cache.responseTime = now
@@ -180,22 +180,13 @@ extension Request {
     /// and the cache it goes to; `nil` when nothing is storable (not a plain data request, no
     /// cache, failed, served from the cache, or not storable under RFC 9111).
     private func cacheProposal() -> (proposed: CachedURLResponse, request: URLRequest, cache: URLCache, state: RequestCacheState)? {
-        guard let sessionCache = session.urlCache, !(self is UploadRequest) else { return nil }
+        guard let cache = context.urlCache else { return nil }
         let (request, response, failed, cacheState) = mutable.withLock { ($0.inFlight, $0.response, $0.error != nil, $0.cache) }
         guard !failed, let request, let response, request.method == .get else { return nil }
         if case .serving = cacheState.use { return nil }
-        // A stream's body is offered as URLSession offers it, from the copy the stream kept
-        // (none past its limit: too large to cache).
-        let body: Data
-        if let data = self as? DataRequest {
-            guard cache(for: request) != nil else { return nil }
-            body = data.data ?? Data()
-        } else if let stream = self as? DataStreamRequest, let copy = stream.bodyForCache {
-            body = copy
-        } else {
-            return nil
-        }
-        let cache = sessionCache
+        // A data request's body, or the copy a stream kept (none past its limit: too large to
+        // cache), offered as URLSession offers it; an upload's response is not stored.
+        guard let body = bodyOfferedToCache(for: request) else { return nil }
         if !cacheState.use.isFromCache {
             // A server answers many users: a response to a request that carried credentials
             // (Authorization, or a Cookie, the storage's included) is stored only when it says
@@ -215,7 +206,7 @@ extension Request {
     /// delegate hears it: when the exchange ended, before its metrics and its completion.
     func reportWillCacheResponse() {
         guard isTaskMonitored, let dataTask = task as? URLSessionDataTask, let proposal = cacheProposal() else { return }
-        emitTaskEvent { [self] in $0.urlSession(session.session, dataTask: dataTask, willCacheResponse: proposal.proposed) }
+        emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, willCacheResponse: proposal.proposed) }
     }
 
     /// After the exchange: stores the response (or the refreshed one) when the cache rules and
@@ -226,7 +217,7 @@ extension Request {
         // the body and the response) is built, so a plain GET allocates nothing here. A handler
         // is offered every storable response, as URLSession's delegate is, and decides.
         let (ownHandler, use, response) = mutable.withLock { ($0.cache.handler, $0.cache.use, $0.response) }
-        let handler = ownHandler ?? session.cachedResponseHandler
+        let handler = ownHandler ?? context.cachedResponseHandler
         if handler == nil, !use.isFromCache {
             guard let response, CacheFreshness.isWorthStoring(response.headers) else { return }
         }
@@ -234,7 +225,7 @@ extension Request {
         let (proposed, request, cache, _) = proposal
         guard let handler else { return cache.storeCachedResponse(proposed, for: request) }
         let task = (self.task as? URLSessionDataTask)
-            ?? URLSessionDataTask(taskIdentifier: session.session.makeTaskIdentifier(), request: request, owner: self)
+            ?? URLSessionDataTask(taskIdentifier: context.urlSession.makeTaskIdentifier(), request: request, owner: self)
         handler.dataTask(task, willCacheResponse: proposed) { chosen in
             // A handler's copy keeps this exchange's times and Vary values.
             guard let chosen else { return }

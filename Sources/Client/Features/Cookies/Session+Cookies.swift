@@ -64,6 +64,6 @@ extension Request {
     /// exchange in flight (a redirect's head included, so its cookies reach the next hop).
     func storeCookies(from head: TransportResponseHead) {
         guard let urlRequest = inFlightRequest, let url = urlRequest.url else { return }
-        session.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
+        context.settings.storeCookies(from: head.fields, for: url, request: urlRequest)
     }
 }

@@ -193,9 +193,9 @@ extension Request {
         case .failure(let code):
             return .fail(.sessionTaskFailed(error: URLError(code)))
         case .follow(let next, let keepsBody):
-            let limit = session.configuration.httpMaximumRedirects
+            let limit = context.configuration.httpMaximumRedirects
             guard followUp.redirectCount < limit else { return .fail(.sessionTaskFailed(error: URLError(.httpTooManyRedirects))) }
-            let handler = followUp.redirectHandler ?? session.redirectHandler
+            let handler = followUp.redirectHandler ?? context.redirectHandler
             let fixed: Bool? = handler.map { ($0 as? Redirector)?.fixedAnswer } ?? true
             switch fixed {
             case true?: return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: keepsBody)), error: nil, countsRedirect: true)
@@ -245,7 +245,7 @@ extension Request {
            let challenge = challenges.first(where: { followUp.credentialScope.answers(HTTPAuthentication.method(of: $0)) }) {
             return (challenge, space(challenge), own)
         }
-        if let storage = session.configuration.urlCredentialStorage {
+        if let storage = context.configuration.urlCredentialStorage {
             for challenge in challenges {
                 let protectionSpace = space(challenge)
                 if let stored = storage.credential(answering: protectionSpace) { return (challenge, protectionSpace, stored) }

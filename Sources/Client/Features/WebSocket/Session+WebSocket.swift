@@ -22,7 +22,7 @@ extension Session {
     ) -> WebSocketRequest {
         let request = ClosureRequestConvertible { try URLRequest(url: url, method: .get, headers: headers) }
         return WebSocketRequest(convertible: request, configuration: configuration, modifier: requestModifier,
-                                shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, session: self)
+                                shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, context: context)
     }
 
     /// Creates a ``WebSocketRequest`` to `url` with `Encodable` parameters (in the query, by
@@ -49,7 +49,7 @@ extension Session {
             return try encoder.encode(parameters, into: request)
         }
         return WebSocketRequest(convertible: request, configuration: configuration, modifier: requestModifier,
-                                shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, session: self)
+                                shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, context: context)
     }
 
     /// Creates a ``WebSocketRequest`` from a URLRequest or another `URLRequestConvertible`.
@@ -65,6 +65,6 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil
     ) -> WebSocketRequest {
         WebSocketRequest(convertible: convertible, configuration: configuration, modifier: nil,
-                         shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, session: self)
+                         shouldAutomaticallyResume: shouldAutomaticallyResume, interceptor: interceptor, context: context)
     }
 }

@@ -66,16 +66,15 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     let socket = Mutex(SocketState())
 
     init(convertible: any URLRequestConvertible, configuration: Configuration, modifier: RequestModifier?,
-         shouldAutomaticallyResume: Bool?, interceptor: (any RequestInterceptor)?, session: Session) {
+         shouldAutomaticallyResume: Bool?, interceptor: (any RequestInterceptor)?, context: RequestContext) {
         self.convertible = convertible
         self.configuration = configuration
         self.modifier = modifier
         self.autoResume = shouldAutomaticallyResume
-        super.init(session: session, interceptor: interceptor, underlyingQueueLabel: "org.lariat.websocket-request",
-                   target: session.rootQueue, serializationQueue: session.serializationQueue)
+        super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.websocket-request")
     }
 
-    override var startsOnFirstHandler: Bool { autoResume ?? session.startRequestsImmediately }
+    override var startsOnFirstHandler: Bool { autoResume ?? context.startRequestsImmediately }
 
     /// The URLRequest with the opening handshake's fields (RFC 6455 §4.1), `ws`/`wss` sent as
     /// `http`/`https`.
