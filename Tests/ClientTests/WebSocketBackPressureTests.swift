@@ -64,7 +64,7 @@ extension ClientIntegrationTests.WebSocketBackPressureTests {
         }
         let baseline = try #require(ProcessMemorySampler.memoryKiB(getpid())).anonymous
         let sampler = ProcessMemorySampler(pid: getpid())
-        let task = Session().webSocketRequest(to: server.url("/flood"), configuration: .default.perMessageDeflate(false)).webSocketTask()
+        let task = retained(Session()).webSocketRequest(to: server.url("/flood"), configuration: .default.perMessageDeflate(false)).webSocketTask()
         var (messages, bytes) = (0, 0)
         for await message in task.streamingMessages() {
             if case .data(let data) = message { (messages, bytes) = (messages + 1, bytes + data.count) }
@@ -90,7 +90,7 @@ extension ClientIntegrationTests.WebSocketBackPressureTests {
         // Each pause lasts about 8 messages × 30 ms, several 50 ms ping intervals.
         let configuration = WebSocketRequest.Configuration.pingInterval(0.05).perMessageDeflate(false)
         let completion = await withCheckedContinuation { (done: CheckedContinuation<WebSocketRequest.Completion, Never>) in
-            Session().webSocketRequest(to: server.url("/flood"), configuration: configuration).streamMessageEvents(on: queue) { event in
+            retained(Session()).webSocketRequest(to: server.url("/flood"), configuration: configuration).streamMessageEvents(on: queue) { event in
                 switch event.kind {
                 case .receivedMessage:
                     if count.withLock({ $0 += 1; return $0 }) <= 40 { usleep(30_000) }

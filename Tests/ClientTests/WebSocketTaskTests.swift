@@ -14,7 +14,7 @@ extension ClientIntegrationTests {
         func events() async throws {
             let server = try WebSocketTestServer()
             defer { server.stop() }
-            let task = Session().webSocketRequest(to: server.url("/echo")).webSocketTask()
+            let task = retained(Session()).webSocketRequest(to: server.url("/echo")).webSocketTask()
             var log: [String] = []
             for await event in task.streamingMessageEvents() {
                 switch event.kind {
@@ -42,7 +42,7 @@ extension ClientIntegrationTests {
         func messagesAndDecodables() async throws {
             let server = try WebSocketTestServer()
             defer { server.stop() }
-            let closing = Session().webSocketRequest(to: server.url("/close")).webSocketTask()
+            let closing = retained(Session()).webSocketRequest(to: server.url("/close")).webSocketTask()
             // Making the iterator adds the handler, which starts the request; then send.
             var closingMessages = closing.streamingMessages().makeAsyncIterator()
             try await closing.send(.string("close please"))
@@ -51,7 +51,7 @@ extension ClientIntegrationTests {
             #expect(messages == 0)
 
             struct Greeting: Decodable, Sendable { var hello: String }
-            let echo = Session().webSocketRequest(to: server.url("/echo")).webSocketTask()
+            let echo = retained(Session()).webSocketRequest(to: server.url("/echo")).webSocketTask()
             var greetings = echo.streamingDecodable(Greeting.self).makeAsyncIterator()
             for text in [#"{"hello":"world"}"#, "not json", #"{"hello":"again"}"#] { try await echo.send(.string(text)) }
             var values: [String] = []
@@ -66,7 +66,7 @@ extension ClientIntegrationTests {
         func stopping() async throws {
             let server = try WebSocketTestServer()
             defer { server.stop() }
-            let request = Session().webSocketRequest(to: server.url("/echo"))
+            let request = retained(Session()).webSocketRequest(to: server.url("/echo"))
             let task = request.webSocketTask()
             var messages = task.streamingMessages().makeAsyncIterator()
             try await task.send(.string("first"))
