@@ -4,6 +4,7 @@ import Testing
 import Wire
 import EventLoop
 @testable import Client
+@testable import Transport
 
 @Suite("Back-pressure: paused reading and flow control")
 struct BackPressureStateTests {

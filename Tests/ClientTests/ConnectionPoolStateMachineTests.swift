@@ -4,6 +4,7 @@ import Testing
 import EventLoop
 import Wire
 @testable import Client
+@testable import Transport
 
 @Suite struct ConnectionPoolStateMachineTests {
     typealias Machine = ConnectionPoolStateMachine

@@ -13,6 +13,7 @@ import Testing
 import Wire
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 /// Parent of the suites that open sockets; `.serialized` keeps them from overlapping.
 @Suite("Client integration", .serialized)

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import TLS
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS back-pressure")

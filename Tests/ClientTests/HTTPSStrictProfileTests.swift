@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import TLS
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS strict profile")

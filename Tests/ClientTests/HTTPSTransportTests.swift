@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import TLS
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS transport")

@@ -2,6 +2,7 @@
 // is also fed one byte at a time, which must give the same outcome.
 import Testing
 @testable import Client
+@testable import Transport
 
 @Suite("Proxy handshake state machines")
 struct ProxyHandshakeStateMachineTests {

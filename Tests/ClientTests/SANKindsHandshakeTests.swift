@@ -18,6 +18,7 @@ import Foundation
 import Testing
 import TLS
 @testable import Client
+@testable import Transport
 
 /// `fetch` next to the running test bundle, if it was built.
 private let fetchExecutable: String? = {

@@ -3,6 +3,7 @@
 // fetch: the same range for every row, in Strings and in Substrings that do not start at 0.
 import Testing
 @testable import Client
+@testable import Transport
 
 @Suite("Text search without the regex engine")
 struct TextSearchTests {

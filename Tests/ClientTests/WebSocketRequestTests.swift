@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 import Wire
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("WebSocketRequest", .serialized)

@@ -7,6 +7,7 @@ import Dispatch
 import Synchronization
 import TLS
 import EventLoop
+import Transport
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///

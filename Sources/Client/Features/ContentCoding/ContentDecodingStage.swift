@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 /// The content-decoding stage of `ExchangeReceiver`: a coded response's head makes a
 /// `ContentDecoder`, body runs go through it to the request's sink, and the end checks that the

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Transport
 
 // Redirects and authentication challenges: a response head that calls for another exchange of
 // the same request. `judge(_:)` decides from the head (pure rules in `RedirectRules` and

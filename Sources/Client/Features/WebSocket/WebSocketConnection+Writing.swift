@@ -6,6 +6,7 @@
 import Wire
 import EventLoop
 import TLS
+import Transport
 
 extension WebSocketConnection {
     func queueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketError) {

@@ -17,6 +17,7 @@ import FoundationEssentials
 import Wire
 import EventLoop
 import TLS
+import Transport
 
 /// What a WebSocket connection reports to its owner, on its loop.
 enum WebSocketConnectionEvent {

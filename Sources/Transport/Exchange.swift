@@ -23,7 +23,7 @@ import EventLoop
 /// end of a running exchange from its connection's loop, in order; a failure before any
 /// connection from the pool's thread. One object per exchange (the request's
 /// `ExchangeReceiver`): no closure contexts per exchange.
-protocol ExchangeEventReceiver: AnyObject, Sendable {
+package protocol ExchangeEventReceiver: AnyObject, Sendable {
     /// The head, upload progress, or the end or failure.
     func exchangeEvent(_ event: TransportEvent)
     /// A run of body bytes, borrowed from the receive buffer for the call only.
@@ -34,14 +34,14 @@ protocol ExchangeEventReceiver: AnyObject, Sendable {
 private final class ClosureEventReceiver: ExchangeEventReceiver {
     let handler: @Sendable (TransportEvent) -> Void
     let bodyHandler: @Sendable (UnsafeRawBufferPointer) -> Void
-    init(_ handler: @escaping @Sendable (TransportEvent) -> Void, _ bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+    package init(_ handler: @escaping @Sendable (TransportEvent) -> Void, _ bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
         (self.handler, self.bodyHandler) = (handler, bodyHandler)
     }
     func exchangeEvent(_ event: TransportEvent) { handler(event) }
     func exchangeBody(_ bytes: UnsafeRawBufferPointer) { bodyHandler(bytes) }
 }
 
-final class Exchange: @unchecked Sendable {
+package final class Exchange: @unchecked Sendable {
     /// Where the exchange is. Cancellation no longer reads it: the pool's state machine tracks
     /// queued, connecting and running per request ID (`ConnectionPool.cancel`). What matters
     /// here is `completed` (deliver nothing after the end) and `enter`'s answer (cancelled?).
@@ -71,7 +71,7 @@ final class Exchange: @unchecked Sendable {
     private let completed = Atomic<Bool>(false)
 
     /// Timestamps; see the file comment for confinement.
-    var timings = TransportTimings()
+    package var timings = TransportTimings()
     /// Silent retries done so far (at most one, on a fresh connection).
     var attempt = 0
     /// Set for a retry: the exchange must not go to a connection that was used before.
@@ -87,7 +87,7 @@ final class Exchange: @unchecked Sendable {
     ///   - bodyHandler: Gets each run of body bytes on the connection's loop, borrowed from the
     ///     receive buffer for the call only: copy what you keep. No `Data` is made per chunk, so a
     ///     body is copied once, into wherever the request keeps it.
-    convenience init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
+    package convenience init(request: TransportRequest, handler: @escaping @Sendable (TransportEvent) -> Void,
                      bodyHandler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
         self.init(request: request, receiver: ClosureEventReceiver(handler, bodyHandler))
     }
@@ -95,7 +95,7 @@ final class Exchange: @unchecked Sendable {
     /// - Parameters:
     ///   - request: What to send.
     ///   - receiver: Gets the head, body runs (borrowed for the call), then the end or failure.
-    init(request: TransportRequest, receiver: any ExchangeEventReceiver) {
+    package init(request: TransportRequest, receiver: any ExchangeEventReceiver) {
         self.id = Self.nextID.add(1, ordering: .relaxed).newValue
         self.request = request
         self.receiver = receiver
@@ -121,19 +121,19 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// Delivers the head.
-    func deliver(_ event: TransportEvent) {
+    package func deliver(_ event: TransportEvent) {
         if completed.load(ordering: .acquiring) { return }
         receiver.exchangeEvent(event)
     }
 
     /// Hands body bytes to the body handler (borrowed for the call).
-    func deliverBody(_ bytes: UnsafeRawBufferPointer) {
+    package func deliverBody(_ bytes: UnsafeRawBufferPointer) {
         if completed.load(ordering: .acquiring) { return }
         receiver.exchangeBody(bytes)
     }
 
     /// Delivers the terminal event exactly once.
-    func complete(_ event: TransportEvent) {
+    package func complete(_ event: TransportEvent) {
         let first = phase.withLock { state -> Bool in
             if case .completed = state.phase { return false }
             state.phase = .completed
@@ -147,7 +147,7 @@ final class Exchange: @unchecked Sendable {
     /// is (queued, connecting, handshaking or running).
     ///
     /// - Parameter pool: The pool the exchange was (or is about to be) submitted to.
-    func cancel(pool: ConnectionPool) {
+    package func cancel(pool: ConnectionPool) {
         let first = phase.withLock { state -> Bool in
             if case .completed = state.phase { return false }
             if state.cancelled { return false }

@@ -232,10 +232,15 @@ extension TransportError {
 }
 
 /// How a connection reaches its origin through a proxy.
-struct ProxyRoute: Hashable, Sendable {
+package struct ProxyRoute: Hashable, Sendable {
     /// The proxy.
-    var server: ProxyServer
+    package var server: ProxyServer
     /// Whether the proxy opens a tunnel (CONNECT, SOCKS5) rather than forwarding absolute-form
     /// requests (plain `http://` through an HTTP proxy).
-    var tunnels: Bool
+    package var tunnels: Bool
+
+    package init(server: ProxyServer, tunnels: Bool) {
+        self.server = server
+        self.tunnels = tunnels
+    }
 }

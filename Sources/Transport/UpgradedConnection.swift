@@ -14,27 +14,29 @@ import TLS
 
 /// A request's offer to switch protocols (RFC 9110 §7.8): its head carries `Upgrade`, and a
 /// `101` answer hands the connection to `accept`.
-struct TransportUpgrade: Sendable {
+package struct TransportUpgrade: Sendable {
     /// Called once, on the connection's loop, with the connection given up after a `101`.
     /// The head was already delivered to the exchange; the callee owns the socket from now on
     /// and completes the exchange when it ends.
-    let accept: @Sendable (UpgradedConnection) -> Void
+    package let accept: @Sendable (UpgradedConnection) -> Void
+
+    package init(accept: @escaping @Sendable (UpgradedConnection) -> Void) { self.accept = accept }
 }
 
 /// A connection given up by HTTP/1.1 after a `101`, on its loop.
-struct UpgradedConnection {
+package struct UpgradedConnection {
     /// The socket, with no handler; read interest still on.
-    let socket: Socket
+    package let socket: Socket
     /// The TLS session over it, established.
-    let tls: TLSClientConnection?
+    package let tls: TLSClientConnection?
     /// Plaintext already received after the `101`'s head: the new protocol's first bytes.
-    let leftover: [UInt8]
+    package let leftover: [UInt8]
     /// Ciphertext read from the socket that the TLS engine has not taken yet.
-    let cipherPending: [UInt8]
+    package let cipherPending: [UInt8]
     /// The `101` head.
-    let head: TransportResponseHead
+    package let head: TransportResponseHead
     /// The exchange that asked for the upgrade: the new owner completes it.
-    let exchange: Exchange
+    package let exchange: Exchange
     /// The exchange's facts up to the `101`.
-    let summary: TransportSummary
+    package let summary: TransportSummary
 }

@@ -7,18 +7,18 @@
 import Synchronization
 import TLS
 
-final class LazyTLSContext: Sendable {
+package final class LazyTLSContext: Sendable {
     private let configuration: TLSConfiguration
     private let cache = TLSSessionCache()
     private let built = Mutex<Result<TLSClientContext, TLSError>?>(nil)
 
-    init(configuration: TLSConfiguration) {
+    package init(configuration: TLSConfiguration) {
         self.configuration = configuration
     }
 
     /// The context, or why it cannot be made (an unreadable CA file or client identity). Built
     /// once; concurrent first callers wait for the one build (no user code runs under the lock).
-    func get() -> Result<TLSClientContext, TLSError> {
+    package func get() -> Result<TLSClientContext, TLSError> {
         built.withLock { built in
             if let built { return built }
             let result = Result { () throws(TLSError) in

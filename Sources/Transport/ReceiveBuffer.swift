@@ -3,18 +3,18 @@
 // compaction, never removeFirst per message).
 
 /// Owned bytes with a reader and a writer index.
-struct ReceiveBuffer {
+package struct ReceiveBuffer {
     private var storage: [UInt8]
     private var readerIndex = 0
     private var writerIndex = 0
 
     /// Creates a buffer; it grows when a message head needs more room.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         storage = [UInt8](repeating: 0, count: capacity)
     }
 
     /// Bytes received and not consumed.
-    var readableCount: Int { writerIndex - readerIndex }
+    package var readableCount: Int { writerIndex - readerIndex }
 
     /// Calls `body` with free space at the end, moving unread bytes to the front or growing first
     /// when less than `minimum` bytes are free; `body` returns how many bytes it wrote.
@@ -24,7 +24,7 @@ struct ReceiveBuffer {
     /// download: 16 KiB reads cost one syscall and one handler call per 16 KiB), while a
     /// connection that only sees small responses keeps its small buffer.
     @discardableResult
-    mutating func write(minimum: Int = 4096, growingTo maximum: Int = 0, _ body: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+    package mutating func write(minimum: Int = 4096, growingTo maximum: Int = 0, _ body: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
         if storage.count - writerIndex < minimum {
             compact()
             if storage.count - writerIndex < minimum { storage.append(contentsOf: repeatElement(0, count: storage.count)) }
@@ -40,12 +40,12 @@ struct ReceiveBuffer {
     }
 
     /// Calls `body` with the unread bytes.
-    func withReadableBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withReadableBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[readerIndex..<writerIndex])) }
     }
 
     /// Marks `count` bytes as consumed.
-    mutating func consume(_ count: Int) {
+    package mutating func consume(_ count: Int) {
         readerIndex += count
         if readerIndex == writerIndex {
             readerIndex = 0

@@ -17,7 +17,7 @@ import FoundationEssentials
 import EventLoop
 
 /// A request body as the transport receives it.
-enum RequestBody: Sendable {
+package enum RequestBody: Sendable {
     /// Bytes in memory (`URLRequest.httpBody`, an `upload(Data)`).
     case data(Data)
     /// A file sent from its start, `length` bytes (its size when the request was made).
@@ -27,7 +27,7 @@ enum RequestBody: Sendable {
     case stream(RequestBodyStream, length: Int?)
 
     /// The number of bytes the body frames as its `Content-Length` (0 for a chunked stream).
-    var count: Int {
+    package var count: Int {
         switch self {
         case .data(let data): data.count
         case .file(_, let length): length
@@ -36,7 +36,7 @@ enum RequestBody: Sendable {
     }
 
     /// Whether the body goes out chunked (a stream of unknown length).
-    var isChunked: Bool { if case .stream(_, nil) = self { true } else { false } }
+    package var isChunked: Bool { if case .stream(_, nil) = self { true } else { false } }
 
     /// Whether the body can be sent again (a silent retry): not a stream, whose bytes are gone
     /// once read.
@@ -46,7 +46,7 @@ enum RequestBody: Sendable {
 /// Where a streamed request body's bytes come from, read on the connection's loop as the socket
 /// drains. InputStream's shape, and Client's InputStream conforms (`InputStream+BodySource.swift`),
 /// so the transport names no Foundation stream type.
-protocol BodySource: AnyObject {
+package protocol BodySource: AnyObject {
     /// Prepares the source for reading; called once, before the first read.
     func open()
     /// Reads up to `maxLength` bytes into `buffer`.
@@ -60,9 +60,9 @@ protocol BodySource: AnyObject {
 // @unchecked Sendable: the stream is read by one connection's loop at a time; an exchange moves
 // between threads only through EventLoop.execute, which orders the accesses, and a stream body
 // is never retried on another connection (`RequestBody.isReplayable`).
-final class RequestBodyStream: @unchecked Sendable {
+package final class RequestBodyStream: @unchecked Sendable {
     let stream: any BodySource
-    init(_ stream: any BodySource) { self.stream = stream }
+    package init(_ stream: any BodySource) { self.stream = stream }
 }
 
 /// Hands out the next bytes to write and tracks what was sent.

@@ -136,7 +136,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `Basic base64(user:password)` for `Proxy-Authorization`, when a user name is set.
-    var basicAuthorization: String? {
+    package var basicAuthorization: String? {
         guard let username else { return nil }
         let pair = "\(username):\(password ?? "")"
         return "Basic " + Data(pair.utf8).base64EncodedString()
@@ -144,7 +144,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the proxy is reached through a tunnel for a request of this kind: always for
     /// SOCKS5, for an HTTP proxy when the origin is `https` or `tunnelsHTTP` asks for one.
-    func tunnels(isTLS: Bool, tunnelsHTTP: Bool) -> Bool {
+    package func tunnels(isTLS: Bool, tunnelsHTTP: Bool) -> Bool {
         kind != .http || isTLS || tunnelsHTTP
     }
 }

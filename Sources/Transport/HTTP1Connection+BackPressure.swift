@@ -14,7 +14,7 @@ import EventLoop
 
 extension HTTP1Connection {
     /// Stops reading for `exchange` after the delivery in progress. Call on the loop.
-    func pauseReading(for exchange: Exchange) {
+    package func pauseReading(for exchange: Exchange) {
         guard let current = self.exchange, current === exchange else { return }
         guard machine.pauseReading() else { return }
         socket.setReadInterest(false)
@@ -24,7 +24,7 @@ extension HTTP1Connection {
     /// Starts reading again for `exchange`: parses what is already buffered (or decrypted), then
     /// waits for the socket. Call on the loop. A resume for an exchange that is no longer here
     /// (cancelled, completed) is ignored.
-    func resumeReading(for exchange: Exchange) {
+    package func resumeReading(for exchange: Exchange) {
         guard let current = self.exchange, current === exchange else { return }
         let resume = machine.resumeReading(now: .now())
         guard resume != .ignored else { return }
@@ -58,20 +58,20 @@ extension HTTP1Connection {
 extension Exchange {
     /// Asks the connection running this exchange to stop reading once the current delivery
     /// returns. Only from the body or head handler, which run on the connection's loop.
-    func pauseReading() {
+    package func pauseReading() {
         guard let connection = runningConnection else { return }
         connection.value.pauseReading(for: self)
     }
 
     /// Asks the connection to stop reading, from any thread (posted to its loop, so it takes
     /// effect between deliveries): `Request.suspend()` on a running request.
-    func pauseReadingFromAnyThread() {
+    package func pauseReadingFromAnyThread() {
         guard let connection = runningConnection else { return }
         connection.loop.execute { connection.value.pauseReading(for: self) }
     }
 
     /// Asks the connection to read again, from any thread (posted to its loop).
-    func resumeReading() {
+    package func resumeReading() {
         guard let connection = runningConnection else { return }
         connection.loop.execute { connection.value.resumeReading(for: self) }
     }

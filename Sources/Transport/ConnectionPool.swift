@@ -17,21 +17,24 @@ import Synchronization
 import EventLoop
 import TLS
 
-final class ConnectionPool: Sendable {
+package final class ConnectionPool: Sendable {
     /// How the pool connects and how long it keeps connections.
-    struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Connections per (scheme, host, port), busy or idle.
-        var maxConnectionsPerHost = 6
+        package var maxConnectionsPerHost = 6
         /// How long an idle connection is kept.
-        var idleTimeout: Duration = .seconds(60)
+        package var idleTimeout: Duration = .seconds(60)
         /// The TLS context for https, built on first use (shared: it holds the session cache
         /// for resumption).
-        var tlsContext: LazyTLSContext?
+        package var tlsContext: LazyTLSContext?
         /// Fixed addresses that bypass name resolution (curl's --resolve); only the TCP connect
         /// sees them, the key's host stays the name used for SNI and certificate checks.
-        var resolver = HostResolver.system
+        package var resolver = HostResolver.system
         /// The trust evaluator for a host, or nil for the default evaluation.
-        var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
+        package var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
+
+        /// The defaults above.
+        package init() {}
     }
 
     /// The decisions; see its file comment for states and transitions.
@@ -89,7 +92,7 @@ final class ConnectionPool: Sendable {
     /// - Parameters:
     ///   - group: The loops connections live on.
     ///   - configuration: Limits, TLS and resolution.
-    init(group: EventLoopGroup, configuration: Configuration) {
+    package init(group: EventLoopGroup, configuration: Configuration) {
         self.group = group
         self.configuration = configuration
         self.timerLoop = group.next()
@@ -103,7 +106,7 @@ final class ConnectionPool: Sendable {
     /// A connection handing back the exchange it was running (a silent retry, or a start on a
     /// connection that closed meanwhile) must have closed first (`connectionClosed`): the machine
     /// traps on a request submitted while it still runs on a connection.
-    func execute(_ exchange: Exchange) {
+    package func execute(_ exchange: Exchange) {
         if let refusal = exchange.request.refusal {
             // Never reaches the machine: there is nothing to connect to. The exchange ends here,
             // with its timings, so the request reports metrics as URLSession does for a failed task.
@@ -150,7 +153,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// Cancels `exchange` wherever it is: queued, connecting or running (`Exchange.cancel`).
-    func cancel(_ exchange: Exchange) {
+    package func cancel(_ exchange: Exchange) {
         let effects = state.withLock { state in
             state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange)
         }
@@ -176,7 +179,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// Closes every idle connection (Session teardown).
-    func closeIdleConnections() {
+    package func closeIdleConnections() {
         let effects = state.withLock { state in state.resolve(state.machine.shutdown()) }
         perform(effects)
     }
