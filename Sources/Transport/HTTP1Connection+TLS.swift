@@ -16,25 +16,15 @@ import TLS
 
 extension HTTP1Connection {
     func readTLS() {
-        guard let tls else { return }
+        guard tls != nil else { return }
         // Ciphertext from the socket into the TLS engine (whatever it did not take stays pending).
-        if cipherPending.isEmpty {
-            let result: ReadResult
-            do throws(SocketError) {
-                let socket = self.socket
-                result = try cipherScratch.withUnsafeMutableBytes { raw in
-                    Result { () throws(SocketError) in try socket.read(into: raw) }
-                }.get()
-            } catch {
-                return perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
-            }
-            switch result {
-            case .bytes(let n): cipherPending.append(contentsOf: cipherScratch[0..<n])
-            case .endOfStream: tls.receiveEndOfStream()
-            case .wouldBlock: return
-            }
+        switch pump.receiveCiphertext() {
+        case .ready: break
+        case .wouldBlock: return
+        case .failed(let error):
+            return perform(machine.connectionFailed(TransportError(.connectionLost, "read failed: \(error)", underlying: error)))
         }
-        feedCiphertext()
+        pump.feedCiphertext()
         if machine.isHandshaking {
             driveHandshake()  // starts the request on completion, which drains what came with it
             return
@@ -48,24 +38,12 @@ extension HTTP1Connection {
         readPlaintext()
     }
 
-    func feedCiphertext() {
-        guard let tls, !cipherPending.isEmpty else { return }
-        let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
-        cipherPending.removeFirst(taken)
-    }
-
     /// Moves plaintext out of the engine into the receive buffer and parses it, until the engine
     /// needs more ciphertext.
     func readPlaintext() {
-        guard let tls else { return }
+        guard tls != nil else { return }
         while !machine.isClosed, !machine.isUpgraded, !machine.isReadPaused {
-            var readResult: TLSReadResult = .incomplete(.read)
-            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
-                readResult = tls.read(into: free)
-                if case .bytes(let n) = readResult { return n }
-                return 0
-            }
-            switch readResult {
+            switch pump.readPlaintext(into: &inbound, growingTo: Self.maxReceiveBuffer) {
             case .bytes:
                 if machine.isIdle {
                     // Plaintext after the response ended: the server sent more than one response.
@@ -74,7 +52,7 @@ extension HTTP1Connection {
                 processInbound()
             case .incomplete:
                 flushCiphertext()
-                if !cipherPending.isEmpty { feedCiphertext(); continue }
+                if !pump.cipherPending.isEmpty { pump.feedCiphertext(); continue }
                 return
             case .closed(let clean):
                 return perform(machine.endOfStream(cleanTLSClose: clean))
@@ -86,7 +64,7 @@ extension HTTP1Connection {
 
     func driveHandshake() {
         guard let tls, machine.isHandshaking, let exchange else { return }
-        feedCiphertext()  // records a proxy's tunnel carried before the connection existed
+        pump.feedCiphertext()  // records a proxy's tunnel carried before the connection existed
         switch tls.handshake() {
         case .complete:
             flushCiphertext()
@@ -108,7 +86,7 @@ extension HTTP1Connection {
     func hasLeftoverBytes() -> Bool {
         if inbound.readableCount > 0 { return true }
         guard let tls else { return false }
-        feedCiphertext()
+        pump.feedCiphertext()
         var leftover = false
         _ = inbound.write { free -> Int in
             switch tls.read(into: free) {
@@ -132,7 +110,7 @@ extension HTTP1Connection {
     /// TLS records go to the engine's pending ciphertext, plaintext to the receive buffer.
     func adoptTunnelLeftover(_ bytes: [UInt8]) {
         if tls != nil {
-            cipherPending.append(contentsOf: bytes)
+            pump.appendCiphertext(bytes)
             return
         }
         // At most the proxy's answer limit (16 KiB): fits the buffer's first growth steps.

@@ -19,8 +19,7 @@ extension HTTP1Connection {
         flushCiphertext()  // anything of the request still queued (nothing, normally)
         let leftover = inbound.withReadableBytes { Array($0) }
         inbound.consume(leftover.count)
-        let pending = cipherPending
-        cipherPending = []
+        let pending = pump.takePendingCiphertext()
         socket.handler = nil
         pool?.connectionClosed(self)
         run.exchange.deliver(.head(head))

@@ -131,40 +131,16 @@ extension HTTP1Connection {
     /// Moves pending ciphertext to the socket; returns true when everything was written.
     @discardableResult
     func flushCiphertext() -> Bool {
-        guard let tls else { return true }
-        while true {
-            if cipherOutOffset == cipherOut.count {
-                guard tls.pendingCiphertextCount > 0 else {
-                    cipherOut.removeAll(keepingCapacity: true)
-                    cipherOutOffset = 0
-                    return true
-                }
-                cipherOut = tls.takeCiphertext()
-                cipherOutOffset = 0
+        switch pump.flushCiphertext() {
+        case .success(let allWritten):
+            return allWritten
+        case .failure(let error):
+            if machine.isActive {
+                writeFailed(error)
+            } else {
+                perform(machine.connectionFailed(TransportError(.connectionLost, "write failed: \(error)", underlying: error)))
             }
-            let result: WriteResult
-            do throws(SocketError) {
-                let offset = cipherOutOffset
-                let socket = self.socket
-                result = try cipherOut.withUnsafeBytes { raw in
-                    Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }.get()
-            } catch {
-                cipherOut.removeAll(keepingCapacity: true)
-                cipherOutOffset = 0
-                if machine.isActive {
-                    writeFailed(error)
-                } else {
-                    perform(machine.connectionFailed(TransportError(.connectionLost, "write failed: \(error)", underlying: error)))
-                }
-                return false
-            }
-            switch result {
-            case .wrote(let n): cipherOutOffset += n
-            case .wouldBlock:
-                socket.setWriteInterest(true)
-                return false
-            }
+            return false
         }
     }
 }

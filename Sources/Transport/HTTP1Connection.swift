@@ -46,13 +46,11 @@ final class HTTP1Connection: SocketHandler {
 
     // Reading
     var inbound = ReceiveBuffer(capacity: 16 * 1024)
-    var cipherScratch: [UInt8] = []
-    var cipherPending: [UInt8] = []
+    /// The socket and TLS engine's byte movements (SocketPump.swift).
+    var pump: SocketPump
     // Writing
     var headBytes: [UInt8] = []
     var body = OutgoingBody()
-    var cipherOut: [UInt8] = []
-    var cipherOutOffset = 0
     private var timer: TimerID?
     /// Where `timer` is armed.
     private var timerAt: Deadline = .distantFuture
@@ -73,7 +71,7 @@ final class HTTP1Connection: SocketHandler {
         self.machine = Machine(tls: tls != nil, connectDeadline: connectDeadline)
         let local = socket.localAddress
         self.endpoints = (local?.ipAddress, local?.port, socket.remoteAddress.ipAddress, socket.remoteAddress.port)
-        if tls != nil { cipherScratch = [UInt8](repeating: 0, count: 32 * 1024) }
+        self.pump = SocketPump(socket: socket, tls: tls)
         socket.handler = self
         socket.setReadInterest(true)
     }
@@ -167,18 +165,7 @@ final class HTTP1Connection: SocketHandler {
         // An event already collected before reading was paused: leave the bytes in the kernel.
         if machine.isReadPaused { return }
         if tls == nil {
-            var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
-            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
-                do throws(SocketError) {
-                    let result = try socket.read(into: free)
-                    outcome = .success(result)
-                    if case .bytes(let n) = result { return n }
-                } catch {
-                    outcome = .failure(error)
-                }
-                return 0
-            }
-            switch outcome {
+            switch pump.readPlain(into: &inbound, growingTo: Self.maxReceiveBuffer) {
             case .success(.bytes):
                 perform(machine.bytesReceived(now: .now()))
                 processInbound()
