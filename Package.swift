@@ -151,14 +151,18 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LariatTestSupport",
-            dependencies: ["CDirent"],
+            dependencies: ["CDirent", "TLS"],
             path: "Tests/Support",
             swiftSettings: strict
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire", "CDirent"], swiftSettings: strict),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
+        // The transport's own tests (its machines' tables, its buffers): no Client.
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "Wire", "EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "ClientTests", dependencies: ["Client", "Transport", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
+        // fetch's command line: its parsers, and the binary run beside curl.
+        .testTarget(name: "FetchTests", dependencies: ["fetch", "Client", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClientObservabilityTests",
             dependencies: [

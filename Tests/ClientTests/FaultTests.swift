@@ -32,17 +32,6 @@ func transportError(_ error: URLError?) -> TransportError? {
     error?.underlyingError as? TransportError
 }
 
-/// A canned response with a Content-Length body.
-func cannedResponse(_ body: String = "ok", status: String = "200 OK", extra: String = "") -> ScriptedServer.Step {
-    .send("HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\n\(extra)\r\n\(body)")
-}
-
-/// Milliseconds elapsed since `start`.
-func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-    let elapsed = ContinuousClock.now - start
-    return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-}
-
 extension ClientIntegrationTests {
     @Suite("Faults")
     struct FaultTests {

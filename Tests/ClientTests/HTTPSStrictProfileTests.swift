@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
 @testable import Transport
 

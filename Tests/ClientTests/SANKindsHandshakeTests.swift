@@ -17,6 +17,7 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
 @testable import Transport
 

@@ -7,6 +7,7 @@ import Foundation
 import Dispatch
 import Synchronization
 import Testing
+import LariatTestSupport
 import Wire
 @testable import Client
 @testable import Transport

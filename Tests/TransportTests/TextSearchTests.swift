@@ -2,7 +2,6 @@
 // engine) against the standard library's firstRange(of:), which they replace in Client and
 // fetch: the same range for every row, in Strings and in Substrings that do not start at 0.
 import Testing
-@testable import Client
 @testable import Transport
 
 @Suite("Text search without the regex engine")

@@ -9,18 +9,18 @@ import Foundation
 
 extension HTTPSLab {
     /// One certificate of the SAN-kinds matrix.
-    struct SANKind: Sendable, CustomStringConvertible {
+    package struct SANKind: Sendable, CustomStringConvertible {
         /// The scenario, for the test report.
-        var name: String
+        package var name: String
         /// The lab file stem (`NAME.pem`; the key is `sankinds.key` for all).
-        var file: String
+        package var file: String
         /// The `subjectAltName=` value, in openssl's config syntax (`DER:` for the hand-built ones).
-        var subjectAltName: String
+        package var subjectAltName: String
         /// fetch processes per mode in CI: enough that the code before issue 18's fix, which read
         /// this kind's payload as an ASN1_STRING and took a pointer's low 32 bits as a length,
         /// survives all four modes with probability under 0.5^20 (1 for kinds it did not crash on).
-        var ciRunsPerMode: Int
-        var description: String { name }
+        package var ciRunsPerMode: Int
+        package var description: String { name }
     }
 
     /// `DNS:lariat.test`, so every certificate is valid for the URL's host.
@@ -49,7 +49,7 @@ extension HTTPSLab {
     private static func utf8(_ text: String) -> [UInt8] { [0x0C] + length(text.utf8.count) + Array(text.utf8) }
 
     /// The matrix's certificates.
-    static let sanKinds: [SANKind] = [
+    package static let sanKinds: [SANKind] = [
         SANKind(name: "Microsoft UPN otherName", file: "san-upn",
                 subjectAltName: "otherName:1.3.6.1.4.1.311.20.2.3;UTF8:user@example.com,DNS:lariat.test", ciRunsPerMode: 5),
         SANKind(name: "INTEGER otherName", file: "san-int", subjectAltName: "otherName:1.2.3.4;INTEGER:12345,DNS:lariat.test", ciRunsPerMode: 5),
@@ -80,7 +80,7 @@ extension HTTPSLab {
     ]
 
     /// The lab with the SAN-kinds certificates minted (once per test process).
-    static let sanKindsLab: Result<HTTPSLab, Failure> = {
+    package static let sanKindsLab: Result<HTTPSLab, Failure> = {
         do {
             let lab = try shared.get()
             try lab.mintSANKinds()

@@ -1,7 +1,6 @@
 // The CONNECT and SOCKS5 handshakes as tables: events in, actions out, no sockets. Every answer
 // is also fed one byte at a time, which must give the same outcome.
 import Testing
-@testable import Client
 @testable import Transport
 
 @Suite("Proxy handshake state machines")

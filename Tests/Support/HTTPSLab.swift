@@ -7,16 +7,19 @@ import Glibc
 #endif
 
 /// Keys and certificates for the HTTPS tests, in a temporary directory.
-struct HTTPSLab: Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
+package struct HTTPSLab: Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
+    }
 
-    let directory: String
-    func path(_ name: String) -> String { directory + "/" + name }
+    package let directory: String
+    package func path(_ name: String) -> String { directory + "/" + name }
 
     /// Minted once per test process: `ca` (test root), `server` (by `ca`, SAN IP:127.0.0.1 only),
     /// `rogue` (an unrelated self-signed CA, for mismatching pins), and the certificate cases of
     /// HTTPSLab+Cases.swift.
-    static let shared: Result<HTTPSLab, Failure> = {
+    package static let shared: Result<HTTPSLab, Failure> = {
         let directory = NSTemporaryDirectory() + "lariat-https-\(getpid())"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,7 +52,7 @@ struct HTTPSLab: Sendable {
     }
 
     @discardableResult
-    func openssl(_ arguments: [String]) throws -> String {
+    package func openssl(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
@@ -67,9 +70,9 @@ struct HTTPSLab: Sendable {
 }
 
 /// `openssl s_server -www` on 127.0.0.1 with the lab's server certificate; stopped (by PID) by ``stop()``.
-final class HTTPSServer: @unchecked Sendable {
-    let process = Process()
-    let port: Int
+package final class HTTPSServer: @unchecked Sendable {
+    package let process = Process()
+    package let port: Int
     private let output = Pipe()
 
     /// Starts a server on a free port and waits until it accepts connections.
@@ -79,7 +82,7 @@ final class HTTPSServer: @unchecked Sendable {
     ///   - certificate: the lab name of the server certificate (`NAME.pem`, key `NAME.key`); `server` by default.
     ///   - chain: a lab file of intermediates to send after the leaf (`-cert_chain`); none by default.
     ///   - arguments: further `s_server` arguments (`-Verify 1`, `-tls1_2`, `-cipher …`); none by default.
-    init(lab: HTTPSLab, certificate: String = "server", chain: String? = nil, arguments: [String] = []) throws {
+    package init(lab: HTTPSLab, certificate: String = "server", chain: String? = nil, arguments: [String] = []) throws {
         port = try HTTPSServer.freePort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
@@ -104,14 +107,14 @@ final class HTTPSServer: @unchecked Sendable {
     /// Terminates the server process this object started.
     /// SIGKILL, not `terminate()`'s SIGTERM: the child inherits the test thread's signal mask,
     /// which can block SIGTERM.
-    func stop() {
+    package func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
     /// A loopback port free right now (bound to port 0, then released); shared by the TLS and
     /// WebSocket servers the tests start.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -129,7 +132,7 @@ final class HTTPSServer: @unchecked Sendable {
     }
 
     /// Whether something accepts connections on the loopback `port`.
-    static func canConnect(port: Int) -> Bool {
+    package static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

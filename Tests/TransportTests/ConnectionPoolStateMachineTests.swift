@@ -3,7 +3,6 @@
 import Testing
 import EventLoop
 import Wire
-@testable import Client
 @testable import Transport
 
 @Suite struct ConnectionPoolStateMachineTests {

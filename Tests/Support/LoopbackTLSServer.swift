@@ -9,19 +9,19 @@ import Glibc
 import Synchronization
 import TLS
 
-final class LoopbackTLSServer: Sendable {
+package final class LoopbackTLSServer: Sendable {
     /// What the server saw, across connections.
-    struct Observation: Sendable {
-        var connections = 0
-        var handshakesCompleted = 0
-        var serverNames: [String?] = []
+    package struct Observation: Sendable {
+        package var connections = 0
+        package var handshakesCompleted = 0
+        package var serverNames: [String?] = []
         /// Decrypted application bytes, all connections.
-        var plaintext: [UInt8] = []
+        package var plaintext: [UInt8] = []
         /// How each handshake or connection failed, as text.
-        var failures: [String] = []
+        package var failures: [String] = []
     }
 
-    let port: Int
+    package let port: Int
     private let listenFD: Int32
     private let context: TLSServerContext
     private let response: [UInt8]
@@ -42,7 +42,7 @@ final class LoopbackTLSServer: Sendable {
     ///     (TLS 1.2: ChangeCipherSpec, Finished and the response in one segment).
     ///   - followUp: sent right after each response as a TLS record of its own, in the same
     ///     segment: bytes the client must not take for the next response.
-    init(certificateFile: String, keyFile: String, response: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    package init(certificateFile: String, keyFile: String, response: String = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
          answerAtHandshake: Bool = false, followUp: String = "") throws {
         self.answerAtHandshake = answerAtHandshake
         self.followUp = Array(followUp.utf8)
@@ -70,10 +70,10 @@ final class LoopbackTLSServer: Sendable {
     }
 
     /// What has been seen so far.
-    var observation: Observation { state.withLock { $0 } }
+    package var observation: Observation { state.withLock { $0 } }
 
     /// Stops the thread (within about 20 ms) and closes the listener.
-    func stop() {
+    package func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
         close(listenFD)

@@ -17,7 +17,7 @@ private let fetchBinary: String? = {
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
 }()
 
-extension ClientIntegrationTests {
+extension FetchIntegrationTests {
     @Suite("fetch over TLS", .enabled(if: fetchBinary != nil, "the fetch binary is not built next to the tests (swift build --build-tests)"))
     struct FetchTests {
         /// Which server a row runs against.
@@ -131,7 +131,7 @@ extension ClientIntegrationTests {
     }
 }
 
-extension ClientIntegrationTests.FetchTests {
+extension FetchIntegrationTests.FetchTests {
     @Test("--connect-timeout 2 against a listener that never accepts: exit 28 in about 2 s")
     func connectTimeout() throws {
         // Used to wait for the request timeout (60 s): --connect-timeout was parsed and ignored.
@@ -159,7 +159,7 @@ extension ClientIntegrationTests.FetchTests {
     }
 }
 
-extension ClientIntegrationTests.FetchTests {
+extension FetchIntegrationTests.FetchTests {
     /// A chunked response that never ends on its own: 1 KiB chunks every 50 ms for 30 s, so the
     /// idle limit never fires and only the total deadline can stop it.
     static func endlessChunkedBody() -> [ScriptedServer.Step] {
@@ -184,7 +184,7 @@ extension ClientIntegrationTests.FetchTests {
     }
 }
 
-extension ClientIntegrationTests.FetchTests {
+extension FetchIntegrationTests.FetchTests {
     @Test("--unix-socket and --abstract-unix-socket send the URL's request to the socket")
     func unixSocket() throws {
         let path = "/tmp/lariat-fetch-\(getpid()).sock"

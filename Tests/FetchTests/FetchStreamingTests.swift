@@ -14,7 +14,7 @@ private let fetchExecutable: String? = {
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
 }()
 
-extension ClientIntegrationTests {
+extension FetchIntegrationTests {
     @Suite("fetch streaming", .enabled(if: fetchExecutable != nil, "the fetch binary is not built next to the tests"))
     struct FetchStreamingTests {
         /// The body's size: 64 MiB, sent in 1 MiB pieces (one shared array).

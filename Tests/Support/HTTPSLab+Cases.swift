@@ -8,17 +8,17 @@ import Foundation
 
 extension HTTPSLab {
     /// The name the case certificates are for; sessions map it (and its siblings) to 127.0.0.1.
-    static let hostName = "lariat.test"
+    package static let hostName = "lariat.test"
     /// Every name a case connects to, all resolved to 127.0.0.1 by ``resolver``.
-    static let caseHosts = [
+    package static let caseHosts = [
         "lariat.test", "other.lariat.test", "a.wild.lariat.test", "wild.lariat.test", "a.b.wild.lariat.test", "api1.lariat.test",
     ]
     /// Password of `client.p12` and `client.enc.key`.
-    static let clientPassword = "lariat-client"
+    package static let clientPassword = "lariat-client"
 
     private static let serverExtensions = "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
 
-    func mintCases() throws {
+    package func mintCases() throws {
         for ca in ["ca", "rogue"] { try makeDatabase(ca) }
         try makeKey("inter")
         try request("inter", subject: "/CN=Lariat Test Intermediate")

@@ -3,7 +3,6 @@
 import Testing
 import Wire
 import EventLoop
-@testable import Client
 @testable import Transport
 
 @Suite("HTTP/1.1 connection state machine")
