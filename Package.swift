@@ -7,7 +7,7 @@
 //   EventLoop  epoll/eventfd/timerfd loop and sockets (Glibc + CLinux modulemap)
 //   TLS        OpenSSL (system libssl) and X.509 trust primitives; no sockets, no Foundation
 //   Transport  HTTP/1.1 connections, the pool and proxies over EventLoop and TLS;
-//              FoundationEssentials (Data, Date, URL), full Foundation behind the trait
+//              FoundationEssentials (Date for timings, Data for bodies and base64)
 //   Client     the Alamofire-shaped API; FoundationEssentials, plus full Foundation
 //              only behind the default `FullFoundation` trait
 //   ClientObservability, LariatOpenAPI
