@@ -6,6 +6,8 @@
 //   Wire       HTTP/1.1 codec, standard library only (no Glibc, no Foundation)
 //   EventLoop  epoll/eventfd/timerfd loop and sockets (Glibc + CLinux modulemap)
 //   TLS        OpenSSL (system libssl) and X.509 trust primitives; no sockets, no Foundation
+//   Transport  HTTP/1.1 connections, the pool and proxies over EventLoop and TLS;
+//              FoundationEssentials (Date for timings, Data for bodies and base64)
 //   Client     the Alamofire-shaped API; FoundationEssentials, plus full Foundation
 //              only behind the default `FullFoundation` trait
 //   ClientObservability, LariatOpenAPI
@@ -93,10 +95,17 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // MARK: Transport: connections, the pool, proxies (HTTP/1.1 over EventLoop sockets and TLS)
+        .target(
+            name: "Transport",
+            dependencies: ["Wire", "EventLoop", "TLS"],
+            swiftSettings: strict
+        ),
+
         // MARK: Alamofire-shaped client
         .target(
             name: "Client",
-            dependencies: ["Wire", "EventLoop", "TLS", "CZlib"],
+            dependencies: ["Wire", "EventLoop", "TLS", "Transport", "CZlib"],
             swiftSettings: strict
         ),
 
@@ -133,7 +142,7 @@ let package = Package(
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
-        .executableTarget(name: "fetch", dependencies: ["Client"], swiftSettings: strict),
+        .executableTarget(name: "fetch", dependencies: ["Client", "Transport"], swiftSettings: strict),
         // The soak test (scripts/soak.sh): many requests and faults through one process, then
         // descriptor, memory, thread and request-accounting checks.
         .executableTarget(
@@ -142,14 +151,18 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LariatTestSupport",
-            dependencies: ["CDirent"],
+            dependencies: ["CDirent", "TLS"],
             path: "Tests/Support",
             swiftSettings: strict
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire", "CDirent"], swiftSettings: strict),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "TLSTests", dependencies: ["TLS"], swiftSettings: strict),
-        .testTarget(name: "ClientTests", dependencies: ["Client", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
+        // The transport's own tests (its machines' tables, its buffers): no Client.
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "Wire", "EventLoop", "LariatTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClientTests", dependencies: ["Client", "Transport", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
+        // fetch's command line: its parsers, and the binary run beside curl.
+        .testTarget(name: "FetchTests", dependencies: ["fetch", "Client", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClientObservabilityTests",
             dependencies: [

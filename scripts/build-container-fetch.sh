@@ -22,7 +22,7 @@
 #   measurable CPU: 0.46 s user for 20 runs either way).
 # - `--icf=all` instead of `safe`: 0.06 MB, not worth folding functions whose addresses are taken.
 # - The regex engine (_StringProcessing 0.52 MB + _RegexParser 0.73 MB kept) is linked as soon as
-#   any object references it. Lariat's objects no longer do (checked below; Client's
+#   any object references it. Lariat's objects no longer do (checked below; Transport's
 #   firstOccurrence(of:) replaces firstRange(of:)), but FoundationEssentials' own members still
 #   pull it in (TimeZone.swift.o calls StringProtocol.contains; JSONDecoder, CocoaError and
 #   URLComponents reference Regex): it stays until FoundationEssentials drops it.
@@ -61,12 +61,12 @@ python3 scripts/container-size-report.py .build-static/fetch.map "$bin"
 # No Lariat object may reference the regex engine (one `firstRange(of:)` would link 1.3 MB
 # were FoundationEssentials not linking it already), so Lariat is never the reason it is there.
 # (grep reads all of nm's output: with -q and pipefail, nm's SIGPIPE would hide a match.)
-regex_users=$(for object in .build-static/release/{Wire,EventLoop,TLS,Client,fetch}.build/*.o; do
+regex_users=$(for object in .build-static/release/{Wire,EventLoop,TLS,Transport,Client,fetch}.build/*.o; do
     if nm -u "$object" 2>/dev/null | grep -E '17_StringProcessing|12_RegexParser' >/dev/null; then basename "$object"; fi
 done)
 if [ -n "$regex_users" ]; then
     echo "these Lariat objects reference the regex engine (_StringProcessing): $(echo $regex_users)" >&2
-    echo "use firstOccurrence(of:)/containsText(_:) (Client) or a plain loop instead" >&2
+    echo "use firstOccurrence(of:)/containsText(_:) (Transport/TextSearch.swift) or a plain loop instead" >&2
     exit 1
 fi
 

@@ -21,12 +21,15 @@ rm -rf "$symbols" && mkdir -p "$symbols" "$(dirname "$output")"
 triple=$(basename "$(dirname "$bin")")
 # Public and open symbols only: the catalog documents what `import Client` offers. Extensions of
 # other modules' types (Foundation's CharacterSet, Swift's Result...) as extension blocks, as
-# swift-docc-plugin extracts them, so both report the same warnings.
+# swift-docc-plugin extracts them, so both report the same warnings. The Transport types that
+# Exports.swift re-exports (TransportError, ProxyServer, ProxyError, HostResolver) are part of
+# what `import Client` offers, so their symbols are extracted with Client's.
 swift-symbolgraph-extract -module-name Client -target "$triple" -I "$bin/Modules" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CDirent/module.modulemap \
+    -experimental-allowed-reexported-modules=Transport \
     -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols -output-dir "$symbols"
 docc convert Sources/Client/Client.docc --additional-symbol-graph-dir "$symbols" \
     --fallback-display-name Client --fallback-bundle-identifier org.lariat.Client \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 18's regression matrix at full size, run by hand (CI runs the same tests smaller):
-# every GeneralName kind of Tests/ClientTests/SANKindsLab.swift behind `openssl s_server`, 200
+# every GeneralName kind of Tests/Support/SANKindsLab.swift behind `openssl s_server`, 200
 # connections per (kind, mode) through Session (one process) and through `fetch` (one process per
 # connection, so ASLR moves libcrypto's OID table and the heap each time), trusted, untrusted,
 # pinned to another key and pinned to the server's key: 11 kinds x 4 modes x 200 = 8,800 fetch

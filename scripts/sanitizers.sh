@@ -5,10 +5,10 @@
 #   scripts/sanitizers.sh thread    build with --sanitize=thread into .build-tsan, run the suites
 #   scripts/sanitizers.sh all       both (the default)
 #
-# Suites: WireTests, EventLoopTests, TLSTests and ClientTests (SANITIZER_FILTER overrides the
-# --filter regex). Any report fails the run: ASan aborts on its first error; TSan exits 66 at the
-# end when it reported anything (halt_on_error=0 so one run lists every race). Suppressions, each
-# with its reason, are in scripts/sanitizers/*.supp. Tests that need httpbin run when
+# Suites: WireTests, EventLoopTests, TLSTests, TransportTests, ClientTests and FetchTests
+# (SANITIZER_FILTER overrides the --filter regex). Any report fails the run: ASan aborts on its
+# first error; TSan exits 66 at the end when it reported anything (halt_on_error=0 so one run
+# lists every race). Suppressions, each with its reason, are in scripts/sanitizers/*.supp. Tests that need httpbin run when
 # LARIAT_HTTPBIN is set (scripts/test.sh sets it) and skip otherwise.
 # LeakSanitizer is off (detect_leaks=0): the Swift runtime keeps type metadata, conformance caches
 # and once-initialised globals for the life of the process on purpose, which LSan reports as leaks;
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-filter=${SANITIZER_FILTER:-'^(WireTests|EventLoopTests|TLSTests|ClientTests)\.'}
+filter=${SANITIZER_FILTER:-'^(WireTests|EventLoopTests|TLSTests|TransportTests|ClientTests|FetchTests)\.'}
 
 # Skipped under ThreadSanitizer only (each still runs in the plain and ASan runs):
 #   thousandConnectCloseCyclesLeakNothing (EventLoopTests) compares the process's descriptor count

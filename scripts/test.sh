@@ -6,7 +6,8 @@
 #  3. prints the Alamofire API coverage figure (scripts/api-coverage.sh; list in .build-test/),
 #     converts Client's DocC catalog with warnings as errors (scripts/docs.sh, about a minute),
 #     then swift test with the default traits (full Foundation for URLError & co.),
-#  4. swift test with default traits disabled (FoundationEssentials only) for the Client suite,
+#  4. swift test with default traits disabled (FoundationEssentials only) for the Transport,
+#     Client and fetch suites,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
 #     nor any package of ClientObservability or LariatOpenAPI (its link map and symbols),
 #  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
@@ -19,8 +20,8 @@
 #  9. runs the CI-size soak (scripts/soak.sh ci: ~10,000 requests with faults against nginx;
 #     fails on a leaked descriptor or thread, RSS growth >= 1 MiB, or a request that did not end
 #     as expected),
-# 10. runs the Wire, EventLoop, TLS and Client suites under AddressSanitizer and ThreadSanitizer
-#     (scripts/sanitizers.sh; fails on any report not in scripts/sanitizers/*.supp).
+# 10. runs the Wire, EventLoop, TLS, Transport, Client and fetch suites under AddressSanitizer and
+#     ThreadSanitizer (scripts/sanitizers.sh; fails on any report not in scripts/sanitizers/*.supp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -68,8 +69,8 @@ run_suite() {  # run_suite LOG swift-test-arguments...
 run_suite .build-test/test.log --skip-build
 tail -3 .build-test/test.log
 
-echo "== swift test --disable-default-traits (FoundationEssentials only): Client suite"
-run_suite .build-test/test-minimal.log --disable-default-traits --scratch-path .build-minimal --filter ClientTests
+echo "== swift test --disable-default-traits (FoundationEssentials only): Transport, Client and fetch suites"
+run_suite .build-test/test-minimal.log --disable-default-traits --scratch-path .build-minimal --filter '^(TransportTests|ClientTests|FetchTests)\.'
 tail -3 .build-test/test-minimal.log
 
 echo "== minimal fetch binary"

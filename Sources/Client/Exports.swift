@@ -16,3 +16,10 @@
 @_exported import class EventLoop.EventLoopGroup
 @_exported import class EventLoop.EventLoop
 @_exported import struct EventLoop.SocketError
+// - Transport, only the types Client's public API names: the errors a request fails with
+//   (`TransportError`, `ProxyError`), a proxy to configure (`ProxyServer`) and a name resolver
+//   (`HostResolver`). Connections, the pool and their machines stay `package`.
+@_exported import struct Transport.TransportError
+@_exported import struct Transport.ProxyServer
+@_exported import struct Transport.ProxyError
+@_exported import struct Transport.HostResolver

@@ -4,6 +4,7 @@ import Client
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// Restricts name resolution to IPv4 or IPv6.
 struct AddressFamilyFilter {

@@ -6,6 +6,7 @@
 // decided in OptionTable and CurlOptionFate.
 
 import Client
+import Transport
 
 /// The categories of curl's `--help CATEGORY` (curl's `CURLHELP_*` bits).
 struct HelpCategories: OptionSet, Sendable {

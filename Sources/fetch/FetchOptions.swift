@@ -3,6 +3,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// fetch's command line as a value: what curl's options asked for, before anything is sent.
 ///

@@ -10,6 +10,7 @@ import Client
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// curl's `--pinnedpubkey`: the *leaf* certificate's SubjectPublicKeyInfo must hash (SHA-256) to
 /// one of the pins; the chain is also validated unless `-k` was given.

@@ -4,6 +4,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// File and descriptor helpers for a transfer's output.
 enum Output {

@@ -5,6 +5,7 @@
 // relativeTo:) resolution encoded `%41` in a query again, as %2541).
 
 import Client
+import Transport
 
 /// curl's Location resolution.
 enum RedirectLocation {

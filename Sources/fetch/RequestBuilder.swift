@@ -3,6 +3,7 @@
 // the headers (curl's defaults, then -H edits) and the body.
 import Client
 import FoundationEssentials
+import Transport
 
 /// A request ready to hand to `Session`, built without any I/O but file reads.
 struct PlannedRequest: Equatable {

@@ -7,6 +7,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// Request-side effects of ``FetchExtras``.
 enum RequestExtras {

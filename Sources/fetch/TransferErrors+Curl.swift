@@ -10,6 +10,7 @@ import Client
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
 #endif
+import Transport
 
 extension TransferErrors {
     /// The Wire rule behind `error` and its detail, if the transport failed on one.

@@ -4,6 +4,7 @@ import FoundationEssentials
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
 #endif
+import Transport
 
 /// Maps Client errors to curl's statuses and messages.
 enum TransferErrors {

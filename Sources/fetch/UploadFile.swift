@@ -9,6 +9,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Transport
 
 /// What `-T` uploads.
 enum UploadFile {

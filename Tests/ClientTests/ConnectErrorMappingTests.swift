@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Testing
 @testable import Client
+@testable import Transport
 
 /// Which `URLError.Code` a failed `connect` becomes. Only a missing route to the network is
 /// `.notConnectedToInternet` (what `OfflineRetrier` waits on): a host without a route on a

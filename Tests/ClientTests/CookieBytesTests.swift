@@ -11,6 +11,7 @@ import Testing
 import LariatTestSupport
 import Wire
 @testable import Client
+@testable import Transport
 
 @Suite("Cookie values as bytes")
 struct CookieBytesTests {

@@ -14,6 +14,7 @@ import LariatTestSupport
 import TLS
 #endif
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Credential scope (scripted)")

@@ -12,6 +12,7 @@ import Synchronization
 import Testing
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 /// Body byte `i` of the pattern the stream tests send (251 is prime, so chunk boundaries never
 /// line up with the pattern's period).

@@ -11,6 +11,7 @@ import Testing
 import EventLoop
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Executor preference")

@@ -13,6 +13,7 @@ import Testing
 import Wire
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 /// Parent of the suites that open sockets; `.serialized` keeps them from overlapping.
 @Suite("Client integration", .serialized)
@@ -29,17 +30,6 @@ func sessionTaskURLError<Value>(_ result: Result<Value, AFError>) -> URLError? {
 /// The `TransportError` carried by a `URLError` produced by Lariat.
 func transportError(_ error: URLError?) -> TransportError? {
     error?.underlyingError as? TransportError
-}
-
-/// A canned response with a Content-Length body.
-func cannedResponse(_ body: String = "ok", status: String = "200 OK", extra: String = "") -> ScriptedServer.Step {
-    .send("HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\n\(extra)\r\n\(body)")
-}
-
-/// Milliseconds elapsed since `start`.
-func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-    let elapsed = ContinuousClock.now - start
-    return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
 }
 
 extension ClientIntegrationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Client
+@testable import Transport
 
 // Replays the Client fuzz targets' files (Fuzz/corpus/<target>/ and Fuzz/FailCases/<target>-*)
 // with the targets' oracles, so a crasher found by a campaign stays fixed without a fuzzer

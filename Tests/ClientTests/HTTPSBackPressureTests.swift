@@ -6,7 +6,9 @@ import Foundation
 import Synchronization
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS back-pressure")

@@ -6,7 +6,9 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS certificate lab")

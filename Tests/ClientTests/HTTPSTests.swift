@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
 
 extension ClientIntegrationTests {

@@ -4,7 +4,9 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("HTTPS transport")

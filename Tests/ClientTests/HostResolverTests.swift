@@ -8,6 +8,7 @@ import FoundationEssentials
 import Testing
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 @Suite("HostResolver")
 struct HostResolverTests {

@@ -11,6 +11,7 @@ import Testing
 import Wire
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 @Suite("Host validation")
 struct HostValidationTests {

@@ -13,6 +13,7 @@ import Wire
 import EventLoop
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Connection pool")

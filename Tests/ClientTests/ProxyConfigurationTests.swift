@@ -9,6 +9,7 @@ import FoundationEssentials
 import Testing
 import Wire
 @testable import Client
+@testable import Transport
 
 @Suite("Proxy configuration")
 struct ProxyConfigurationTests {

@@ -7,6 +7,7 @@ import Testing
 import TLS
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Proxy HTTPS")

@@ -10,6 +10,7 @@ import FoundationEssentials
 import Testing
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Proxy transport")

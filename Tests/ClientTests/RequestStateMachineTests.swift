@@ -8,6 +8,7 @@
 import LariatTestSupport
 import Testing
 @testable import Client
+@testable import Transport
 
 extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable, FollowUp: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {

@@ -17,7 +17,9 @@
 import Foundation
 import Testing
 import TLS
+import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 /// `fetch` next to the running test bundle, if it was built.
 private let fetchExecutable: String? = {

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Testing
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("Uploads from an InputStream")

@@ -11,6 +11,7 @@ import Testing
 import Wire
 import EventLoop
 @testable import Client
+@testable import Transport
 
 @Suite("Wire mapping: URLRequest to TransportRequest")
 struct TransportRequestMappingTests {

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Testing
 import LariatTestSupport
 @testable import Client
+@testable import Transport
 
 // MARK: Helpers shared by the transfer suites
 

@@ -7,8 +7,10 @@ import Foundation
 import Dispatch
 import Synchronization
 import Testing
+import LariatTestSupport
 import Wire
 @testable import Client
+@testable import Transport
 
 extension ClientIntegrationTests {
     @Suite("WebSocketRequest", .serialized)

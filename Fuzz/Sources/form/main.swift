@@ -6,6 +6,8 @@
 // gives back exactly the input pairs, in key order.
 @testable import Client
 import ClientFuzzHarness
+// percentDecodedBytes, Transport's (a module Client is built on, not a product of its own).
+@testable import Transport
 import Foundation
 
 @main

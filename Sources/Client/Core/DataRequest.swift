@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Transport
 
 /// A request whose response body is collected in memory.
 public class DataRequest: Request, @unchecked Sendable {

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Transport
 
 // Resumable downloads, as URLSession's download tasks:
 //

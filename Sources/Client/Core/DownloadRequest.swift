@@ -6,6 +6,7 @@ import FoundationEssentials
 import Dispatch
 import Synchronization
 import EventLoop
+import Transport
 
 /// A request whose response body is written to a file as it arrives, then moved to the
 /// destination you choose.

@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 // One exchange's response path (after async-http-client's `RequestBag` and Go's `RoundTripper`
 // stages). `Request.send` makes one per exchange and hands it to the `Exchange`; the transport

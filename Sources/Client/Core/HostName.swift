@@ -2,6 +2,7 @@
 // it, and converted to the ASCII form (A-labels) used for resolution, `Host`, SNI and
 // certificate checks. `http://localhost%00.evil.example/` used to connect to `localhost`.
 import EventLoop
+import Transport
 
 /// Checks a percent-decoded URL host and gives the form that goes on the wire.
 ///

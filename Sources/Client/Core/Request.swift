@@ -8,6 +8,7 @@ import Synchronization
 import Wire
 import TLS
 import EventLoop
+import Transport
 
 /// The common part of every request: its lifecycle, the URLRequest sent, the response and error.
 ///

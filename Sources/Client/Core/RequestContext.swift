@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 import Dispatch
 import Synchronization
 import EventLoop

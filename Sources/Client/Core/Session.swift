@@ -7,6 +7,7 @@ import Dispatch
 import Wire
 import EventLoop
 import TLS
+import Transport
 
 /// Alamofire's `AF`: the default session.
 public let AF = Session.default

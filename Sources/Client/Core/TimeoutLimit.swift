@@ -5,6 +5,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 /// A URLSession-style timeout setting converted for the transport.
 ///

@@ -5,6 +5,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 extension TransportError {
     /// The `URLError.Code` for a proxy failure: see ``ProxyError``.

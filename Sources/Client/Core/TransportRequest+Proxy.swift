@@ -2,6 +2,8 @@
 // the route goes into the pool key; plain http through an HTTP proxy is sent in absolute-form
 // with the proxy's credentials.
 
+import Transport
+
 extension TransportRequest {
     /// Routes a request through the configuration's proxy for its scheme and host, if any.
     ///

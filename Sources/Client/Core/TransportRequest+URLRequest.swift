@@ -24,6 +24,7 @@ import FoundationEssentials
 #endif
 import Wire
 import EventLoop
+import Transport
 
 extension TransportRequest {
     /// Maps a URLRequest to what the transport sends: scheme and host checked, the host converted

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Synchronization
 import EventLoop
+import Transport
 
 /// A ``DataRequest`` whose body is an upload: bytes, a file streamed from disk, or multipart form
 /// data (encoded in memory below a threshold, else written to a temporary file and streamed).

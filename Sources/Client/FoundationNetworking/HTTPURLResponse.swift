@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 /// The head of an HTTP response: status, header fields and the URL it answers.
 ///
@@ -166,30 +167,6 @@ private func decodeExtendedValue(_ value: String) -> String? {
     case "utf-8": return String(validating: bytes, as: UTF8.self)
     case "iso-8859-1": return String(bytes.map { Character(Unicode.Scalar($0)) })
     default: return nil
-    }
-}
-
-/// Decodes `%XX` escapes; `nil` if an escape is malformed.
-func percentDecodedBytes(_ string: Substring) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    var iterator = string.utf8.makeIterator()
-    while let byte = iterator.next() {
-        guard byte == UInt8(ascii: "%") else {
-            bytes.append(byte)
-            continue
-        }
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-        bytes.append(high << 4 | low)
-    }
-    return bytes
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
     }
 }
 

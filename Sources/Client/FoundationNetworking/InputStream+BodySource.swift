@@ -6,5 +6,6 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 extension InputStream: BodySource {}

@@ -4,6 +4,7 @@ import Foundation
 import FoundationEssentials
 #endif
 import Synchronization
+import Transport
 
 /// Settings for a session: timeouts, extra header fields and connection limits.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import FoundationEssentials
 #endif
 import Synchronization
+import Transport
 
 /// Timing and size measurements for one task: one transaction per request sent for it.
 ///

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Transport
 
 /// A request whose response body is handed to stream handlers as it arrives, never collected.
 ///

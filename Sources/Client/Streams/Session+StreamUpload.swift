@@ -4,6 +4,7 @@ import Foundation
 import FoundationEssentials
 #endif
 import Synchronization
+import Transport
 
 extension Session {
     /// Uploads what `stream` produces to `convertible`.

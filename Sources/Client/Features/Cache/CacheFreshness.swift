@@ -7,6 +7,8 @@
 ///
 /// Times are seconds since 1970. `s-maxage` and `proxy-revalidate` are for shared caches and are
 /// ignored; `private` is allowed (this cache is private).
+
+import Transport
 enum CacheFreshness {
     /// A stored response's state for a new request.
     enum Verdict: Equatable, Sendable {

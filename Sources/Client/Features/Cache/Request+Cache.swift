@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Synchronization
 import Wire
+import Transport
 
 // HTTP caching in the request path, for the GET requests of a DataRequest (not uploads,
 // downloads or streams), with the session's URLCache:

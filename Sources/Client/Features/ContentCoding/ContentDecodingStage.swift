@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 import Wire
 
 /// The content-decoding stage of `ExchangeReceiver`: a coded response's head makes a

@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 import Wire
 
 // The two hooks that put cookies on the request path, both per exchange so that each redirect

@@ -1,6 +1,8 @@
 // Apple's connectionProxyDictionary keys (CFNetwork's kCFNetworkProxies… constants, whose values
 // are these strings) to and from ProxyConfiguration.
 
+import Transport
+
 /// The `connectionProxyDictionary` keys Lariat understands.
 enum ProxyDictionaryKey {
     // kCFNetworkProxiesHTTPEnable, …HTTPProxy, …HTTPPort, the same for HTTPS and SOCKS, and

@@ -7,6 +7,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 /// A session's proxies: which requests go through which ``ProxyServer``.
 ///

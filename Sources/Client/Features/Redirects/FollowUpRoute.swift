@@ -3,6 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 
 /// Where an exchange's body bytes go: to the request, discarded while a decided follow-up
 /// waits, or held (with the head) while a user's redirect handler has not answered. A stage of

@@ -5,6 +5,7 @@ import FoundationEssentials
 #endif
 import Dispatch
 import Synchronization
+import Transport
 import Wire
 
 // Redirects and authentication challenges: a response head that calls for another exchange of

@@ -6,6 +6,7 @@
 import Wire
 import EventLoop
 import TLS
+import Transport
 
 extension WebSocketConnection {
     func queueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketError) {
@@ -69,33 +70,12 @@ extension WebSocketConnection {
     /// Moves the engine's ciphertext to the socket; true when all of it went.
     @discardableResult
     func flushCiphertext() -> Bool {
-        guard let tls else { return true }
-        while true {
-            if cipherOutOffset == cipherOut.count {
-                guard tls.pendingCiphertextCount > 0 else {
-                    cipherOut.removeAll(keepingCapacity: true)
-                    cipherOutOffset = 0
-                    return true
-                }
-                cipherOut = tls.takeCiphertext()
-                cipherOutOffset = 0
-            }
-            let offset = cipherOutOffset
-            let socket = self.socket
-            let result: Result<WriteResult, SocketError> = cipherOut.withUnsafeBytes { raw in
-                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-            }
-            switch result {
-            case .success(.wrote(let n)): cipherOutOffset += n
-            case .success(.wouldBlock):
-                socket.setWriteInterest(true)
-                return false
-            case .failure(let error):
-                cipherOut.removeAll(keepingCapacity: true)
-                cipherOutOffset = 0
-                if !isFinished { lost(TransportError(.connectionLost, "write failed: \(error)", underlying: error)) }
-                return false
-            }
+        switch pump.flushCiphertext() {
+        case .success(let allWritten):
+            return allWritten
+        case .failure(let error):
+            if !isFinished { lost(TransportError(.connectionLost, "write failed: \(error)", underlying: error)) }
+            return false
         }
     }
 }

@@ -17,6 +17,7 @@ import FoundationEssentials
 import Wire
 import EventLoop
 import TLS
+import Transport
 
 /// What a WebSocket connection reports to its owner, on its loop.
 enum WebSocketConnectionEvent {
@@ -68,13 +69,11 @@ final class WebSocketConnection: SocketHandler {
 
     // Reading
     private var inbound = ReceiveBuffer(capacity: 16 * 1024)
-    private var cipherScratch: [UInt8] = []
-    private var cipherPending: [UInt8]
+    /// The socket and TLS engine's byte movements (Transport's SocketPump).
+    var pump: SocketPump
     // Writing: frames queued in `outgoing`; `written` counts bytes the socket (or TLS) took.
     var outgoing: [UInt8] = []
     var outgoingOffset = 0
-    var cipherOut: [UInt8] = []
-    var cipherOutOffset = 0
     var queued = 0
     var written = 0
     /// Called once the frame ending at byte `end` of the stream was taken, or with the error.
@@ -100,10 +99,9 @@ final class WebSocketConnection: SocketHandler {
         loop = upgraded.socket.loop
         tls = upgraded.tls
         parser = WebSocketParser(role: .client, perMessageCompression: deflate != nil, limits: limits)
-        cipherPending = upgraded.cipherPending
+        pump = SocketPump(socket: upgraded.socket, tls: upgraded.tls, cipherPending: upgraded.cipherPending)
         self.closeTimeout = closeTimeout
         self.onEvent = onEvent
-        if tls != nil { cipherScratch = [UInt8](repeating: 0, count: 32 * 1024) }
         if !upgraded.leftover.isEmpty {
             _ = inbound.write(minimum: upgraded.leftover.count, growingTo: max(Self.maxReceiveBuffer, upgraded.leftover.count)) { free in
                 upgraded.leftover.withUnsafeBytes { free.copyMemory(from: $0) }
@@ -160,18 +158,7 @@ final class WebSocketConnection: SocketHandler {
     func socketReadable(_ socket: Socket) {
         guard !isFinished, !readPaused else { return }
         if tls != nil { return readTLS() }
-        var outcome: Result<ReadResult, SocketError> = .success(.wouldBlock)
-        _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
-            do throws(SocketError) {
-                let result = try socket.read(into: free)
-                outcome = .success(result)
-                if case .bytes(let n) = result { return n }
-            } catch {
-                outcome = .failure(error)
-            }
-            return 0
-        }
-        switch outcome {
+        switch pump.readPlain(into: &inbound, growingTo: Self.maxReceiveBuffer) {
         case .success(.bytes): processInbound()
         case .success(.endOfStream): endOfStream()
         case .success(.wouldBlock): return
@@ -196,45 +183,24 @@ final class WebSocketConnection: SocketHandler {
     // MARK: Reading
 
     private func readTLS() {
-        guard let tls else { return }
-        if cipherPending.isEmpty {
-            let result: ReadResult
-            do throws(SocketError) {
-                let socket = self.socket
-                result = try cipherScratch.withUnsafeMutableBytes { raw in
-                    Result { () throws(SocketError) in try socket.read(into: raw) }
-                }.get()
-            } catch {
-                return lost(TransportError(.connectionLost, "read failed: \(error)", underlying: error))
-            }
-            switch result {
-            case .bytes(let n): cipherPending.append(contentsOf: cipherScratch[0..<n])
-            case .endOfStream: tls.receiveEndOfStream()
-            case .wouldBlock: return
-            }
+        switch pump.receiveCiphertext() {
+        case .ready: break
+        case .wouldBlock: return
+        case .failed(let error): return lost(TransportError(.connectionLost, "read failed: \(error)", underlying: error))
         }
         readPlaintext()
     }
 
     /// Moves plaintext out of the engine and parses it, until the engine needs more ciphertext.
     func readPlaintext() {
-        guard let tls else { return }
+        guard tls != nil else { return }
         while !isFinished && !readPaused {
-            if !cipherPending.isEmpty {
-                let taken = cipherPending.withUnsafeBytes { tls.receiveCiphertext($0) }
-                cipherPending.removeFirst(taken)
-            }
-            var readResult: TLSReadResult = .incomplete(.read)
-            _ = inbound.write(growingTo: Self.maxReceiveBuffer) { free -> Int in
-                readResult = tls.read(into: free)
-                if case .bytes(let n) = readResult { return n }
-                return 0
-            }
-            switch readResult {
+            pump.feedCiphertext()
+            switch pump.readPlaintext(into: &inbound, growingTo: Self.maxReceiveBuffer) {
             case .bytes: processInbound()
             case .incomplete:
                 flushCiphertext()
-                if cipherPending.isEmpty { return }
+                if pump.cipherPending.isEmpty { return }
             case .closed: return endOfStream()
             case .failed(let error): return lost(TransportError(.tls, "TLS read failed: \(error)", underlying: error))
             }

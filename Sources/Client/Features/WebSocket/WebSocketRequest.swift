@@ -7,6 +7,7 @@ import Dispatch
 import Synchronization
 import EventLoop
 import Wire
+import Transport
 
 /// A WebSocket (RFC 6455) connection, as Alamofire's `WebSocketRequest`, on Lariat's transport.
 ///

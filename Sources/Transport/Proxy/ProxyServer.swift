@@ -1,0 +1,150 @@
+// One proxy server: its protocol, address and credentials, parsed from curl's
+// `[scheme://][user:password@]host[:port]` form (the form of `-x`, `http_proxy` and friends).
+
+#if FullFoundation
+import Foundation
+#else
+import FoundationEssentials
+#endif
+
+/// A proxy that requests can go through: an HTTP proxy (absolute-form requests for `http://`,
+/// a `CONNECT` tunnel for `https://`) or a SOCKS5 proxy (a tunnel for both).
+///
+/// ```swift
+/// let proxy = ProxyServer(url: "http://user:secret@proxy.example:3128")
+/// ```
+public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
+    /// The protocol spoken to the proxy.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An HTTP/1.1 proxy (`http://`).
+        case http
+        /// SOCKS5, the origin's name resolved locally (`socks5://`, RFC 1928).
+        case socks5
+        /// SOCKS5, the origin's name sent to the proxy to resolve (`socks5h://`).
+        case socks5h
+    }
+
+    /// The protocol spoken to the proxy.
+    public var kind: Kind
+    /// The proxy's host name or IP literal (IPv6 without brackets).
+    public var host: String
+    /// The proxy's TCP port.
+    public var port: Int
+    /// The user name for `Proxy-Authorization: Basic` (HTTP) or RFC 1929 authentication (SOCKS5);
+    /// `nil` for none.
+    public var username: String?
+    /// The password that goes with ``username``.
+    public var password: String?
+
+    /// The port curl assumes when a proxy URL has none: 1080, for every proxy kind.
+    public static let defaultPort = 1080
+
+    /// Creates a proxy description.
+    /// - Parameters:
+    ///   - kind: The protocol, HTTP by default.
+    ///   - host: Host name or IP literal.
+    ///   - port: TCP port, ``defaultPort`` by default.
+    ///   - username: User name for proxy authentication, none by default.
+    ///   - password: Its password, none by default.
+    public init(kind: Kind = .http, host: String, port: Int = ProxyServer.defaultPort, username: String? = nil, password: String? = nil) {
+        self.kind = kind
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+    }
+
+    /// Parses curl's proxy form `[scheme://][user:password@]host[:port]`: scheme `http` (the
+    /// default), `socks5` or `socks5h` (case-insensitive); port 1080 when absent; user and
+    /// password percent-decoded. `nil` for anything else (an unsupported scheme such as
+    /// `https://` or `socks4://`, an empty host, a bad port, a path other than `/`).
+    /// - Parameter url: The proxy URL.
+    public init?(url: String) {
+        guard let parsed = try? ProxyServer(parsing: url) else { return nil }
+        self = parsed
+    }
+
+    /// ``init(url:)``, saying why a URL is refused.
+    /// - Parameter text: The proxy URL.
+    /// - Throws: ``ProxyError`` with code ``ProxyError/Code/unsupportedScheme`` or
+    ///   ``ProxyError/Code/malformedProxyURL``.
+    public init(parsing text: String) throws(ProxyError) {
+        self = try Self.parse(text)
+    }
+
+    private static func parse(_ text: String) throws(ProxyError) -> ProxyServer {
+        var rest = Substring(text)
+        var kind = Kind.http
+        if let separator = rest.firstOccurrence(of: "://") {
+            let scheme = rest[..<separator.lowerBound].lowercased()
+            guard let known = Kind(rawValue: scheme) else {
+                throw ProxyError(.unsupportedScheme, proxy: text, "unsupported proxy scheme for '\(text)'")
+            }
+            kind = known
+            rest = rest[separator.upperBound...]
+        }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard !rest.contains("/"), !rest.contains("?"), !rest.contains("#") else {
+            throw ProxyError(.malformedProxyURL, proxy: text, "malformed proxy URL '\(text)'")
+        }
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let userinfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            username = Self.percentDecoded(parts[0])
+            if parts.count > 1 { password = Self.percentDecoded(parts[1]) }
+        }
+        var host = rest
+        var port = defaultPort
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else {
+                throw ProxyError(.malformedProxyURL, proxy: text, "malformed proxy URL '\(text)'")
+            }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let value = Int(after.dropFirst()), (1...65535).contains(value) else {
+                    throw ProxyError(.malformedProxyURL, proxy: text, "bad port in proxy URL '\(text)'")
+                }
+                port = value
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else {
+                throw ProxyError(.malformedProxyURL, proxy: text, "bad port in proxy URL '\(text)'")
+            }
+            port = value
+        }
+        guard !host.isEmpty, !host.contains(" ") else {
+            throw ProxyError(.malformedProxyURL, proxy: text, "no host in proxy URL '\(text)'")
+        }
+        return ProxyServer(kind: kind, host: String(host), port: port, username: username, password: password)
+    }
+
+    /// `text` with `%XX` escapes decoded as UTF-8; as given when it has a bad escape.
+    private static func percentDecoded(_ text: Substring) -> String {
+        guard let bytes = percentDecodedBytes(text) else { return String(text) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `kind://host:port`, without the credentials.
+    public var description: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "\(kind.rawValue)://\(shown):\(port)"
+    }
+
+    /// `Basic base64(user:password)` for `Proxy-Authorization`, when a user name is set.
+    package var basicAuthorization: String? {
+        guard let username else { return nil }
+        let pair = "\(username):\(password ?? "")"
+        return "Basic " + Data(pair.utf8).base64EncodedString()
+    }
+
+    /// Whether the proxy is reached through a tunnel for a request of this kind: always for
+    /// SOCKS5, for an HTTP proxy when the origin is `https` or `tunnelsHTTP` asks for one.
+    package func tunnels(isTLS: Bool, tunnelsHTTP: Bool) -> Bool {
+        kind != .http || isTLS || tunnelsHTTP
+    }
+}
