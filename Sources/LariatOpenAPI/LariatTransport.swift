@@ -86,7 +86,7 @@ public struct LariatTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let urlRequest = try await makeURLRequest(request, body: body, baseURL: baseURL)
         let streamRequest = session.streamRequest(urlRequest, shouldAutomaticallyResume: false)
-        let exchange = ResponseExchange(request: streamRequest)
+        let exchange = ResponseExchange(request: streamRequest, session: session)
         let head = try await exchange.responseHead()
         let response: HTTPResponse
         do {

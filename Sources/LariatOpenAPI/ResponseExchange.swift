@@ -36,6 +36,10 @@ final class ResponseExchange: Sendable {
     }
 
     let request: DataStreamRequest
+    /// The session the request runs on, held while the body may still be read: the body
+    /// outlives `send` (and often the generated client and transport that made it), and a
+    /// released Session finishes its requests with `sessionDeinitialized`.
+    private let session: Session
     private let head = Mutex(HeadState.pending)
     /// The body's events; taken once by the body's iterator.
     private let events: EventsBox
@@ -44,8 +48,9 @@ final class ResponseExchange: Sendable {
     private let finished = Atomic<Bool>(false)
 
     /// Attaches the body stream and handlers to `request` (not yet resumed).
-    init(request: DataStreamRequest) {
+    init(request: DataStreamRequest, session: Session) {
         self.request = request
+        self.session = session
         events = EventsBox(request.streamTask().streamingData(automaticallyCancelling: true).makeAsyncIterator())
         request.onHTTPResponse(on: request.underlyingQueue) { [weak self] response, done in
             guard let self else { return done(.cancel) }

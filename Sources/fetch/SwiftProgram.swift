@@ -76,7 +76,8 @@ enum SwiftProgram {
     static func transfer(_ request: PlannedRequest, options: FetchOptions, session: String) -> [String] {
         var lines = ["// \(request.method) \(request.url)", "do {"]
         let method = knownMethods[request.method].map { ".\($0)" } ?? "HTTPMethod(rawValue: \(literal(request.method)))"
-        lines.append("    var request = try URLRequest(url: \(literal(request.url)), method: \(method), headers: [")
+        let binding = request.body == nil ? "let" : "var"
+        lines.append("    \(binding) request = try URLRequest(url: \(literal(request.url)), method: \(method), headers: [")
         lines += request.headers.map { "        " + header($0) + "," }
         lines.append("    ])")
         if let body = request.body { lines.append("    request.httpBody = " + data(body)) }

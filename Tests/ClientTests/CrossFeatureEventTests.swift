@@ -83,7 +83,13 @@ extension ClientIntegrationTests {
             let server = try ScriptedServer(script: [.expectRequest, redirect(to: "/next"), .expectRequest, cannedResponse("landed")])
             defer { server.stop() }
             let monitor = WiringMonitor()
-            let session = Session(eventMonitors: [monitor])
+            // A cookie storage of its own: with the shared one, a cookie another test set for
+            // 127.0.0.1 (cookies ignore ports) went out with the request, and a response to a
+            // request with a Cookie is not storable (CacheIsolationTests), so willCacheResponse
+            // came and went with the suites running beside this one.
+            let configuration = URLSessionConfiguration.af.default
+            configuration.httpCookieStorage = HTTPCookieStorage()
+            let session = Session(configuration: configuration, eventMonitors: [monitor])
             let request = session.request("http://127.0.0.1:\(server.port)/first")
             let response = await request.serializingString().response
             #expect(response.value == "landed")

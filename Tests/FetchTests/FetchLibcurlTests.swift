@@ -142,28 +142,25 @@ struct FetchLibcurlTests {
         return url.path
     }
 
-    /// The modules Client is made of in this build, whose objects the program links.
-    static var clientTargets: [String] {
-        ["Client", "Transport", "Wire", "TLS", "EventLoop"].filter {
-            FileManager.default.fileExists(atPath: buildDirectory + "/\($0).build")
-        }
+    /// The objects of Client and the modules under it, as SwiftPM linked them into fetch this
+    /// build (fetch's link list, without fetch's own objects). The list, not a directory
+    /// listing: a build directory keeps objects of files that have since moved to another module.
+    static var clientObjects: [String] {
+        guard let list = try? String(contentsOfFile: buildDirectory + "/fetch.product/Objects.LinkFileList", encoding: .utf8) else { return [] }
+        return list.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".o") && !$0.contains("/fetch.build/") }
     }
 
     /// swiftc's arguments to build a program against this build's Client.
     static var compilerArguments: [String] {
         let maps = ["COpenSSL", "CLinux", "CZlib", "CDirent"].flatMap { ["-Xcc", "-fmodule-map-file=\(packageRoot)/Sources/\($0)/module.modulemap"] }
-        let objects = clientTargets.flatMap { target in
-            ((try? FileManager.default.contentsOfDirectory(atPath: buildDirectory + "/\(target).build")) ?? [])
-                .filter { $0.hasSuffix(".o") }.sorted().map { buildDirectory + "/\(target).build/" + $0 }
-        }
-        return ["-I", buildDirectory + "/Modules"] + maps + objects + ["-lssl", "-lcrypto", "-lz"]
+        return ["-I", buildDirectory + "/Modules"] + maps + clientObjects + ["-lssl", "-lcrypto", "-lz"]
     }
 
-    /// Programs can be built here: httpbin is set, swiftc is on PATH, the objects are where a
-    /// plain SwiftPM build puts them, and this process is not under a sanitizer (whose
+    /// Programs can be built here: httpbin is set, swiftc is on PATH, SwiftPM's link list for
+    /// fetch names Client's objects, and this process is not under a sanitizer (whose
     /// instrumented objects would need its runtime linked in).
     static var canBuildPrograms: Bool {
-        libcurlBase != nil && clientTargets.contains("Client") && !underSanitizer
+        libcurlBase != nil && clientObjects.contains { $0.contains("/Client.build/") } && !underSanitizer
             && (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
                 FileManager.default.isExecutableFile(atPath: "\($0)/swiftc")
             }
