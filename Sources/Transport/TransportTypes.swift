@@ -250,6 +250,14 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// `"<kind>: <detail>"`.
     public var description: String { "\(kind): \(detail)" }
 
+    /// The stable name of the codec rule the response broke (`"truncated-body"`,
+    /// `"header-section-too-large"`, as `wire-decode` prints it), when the lower layer's error is
+    /// the codec's; `nil` otherwise. Lets callers react to one rule without parsing messages.
+    public var wireRule: String? { (underlying as? WireError)?.rule.rawValue }
+
+    /// The codec's explanation of ``wireRule``'s failure; `nil` when the codec is not at fault.
+    public var wireDetail: String? { (underlying as? WireError)?.detail }
+
     /// Classifies a socket error raised while connecting.
     package static func connecting(_ error: SocketError, host: String) -> TransportError {
         switch error.kind {

@@ -4,8 +4,7 @@
 //   header-section-too-large  27, curl 7.88's status for a head past its buffer (its message is
 //                             "Out of memory"; fetch says what happened, once: the sentence
 //                             used to read "malformed response: malformed response: …")
-// Client does not re-export Wire, so the rule is read from the start of the underlying error's
-// description ("RULE at byte N: detail", WireError's documented shape).
+// The rule comes typed from Client's TransportError (`wireRule`, `wireDetail`).
 import Client
 #if FullFoundation
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
@@ -17,12 +16,8 @@ extension TransferErrors {
     static func wireRule(in error: AFError) -> (rule: String, detail: String)? {
         guard case .sessionTaskFailed(let underlying) = error,
               let transport = (underlying as? URLError)?.underlyingError as? TransportError,
-              let wire = transport.underlying else { return nil }
-        let text = String(describing: wire)
-        let rule = text.prefix { $0 != " " && $0 != ":" }
-        guard !rule.isEmpty else { return nil }
-        let detail = text.firstOccurrence(of: ": ").map { String(text[$0.upperBound...]) } ?? ""
-        return (String(rule), detail)
+              let rule = transport.wireRule else { return nil }
+        return (rule, transport.wireDetail ?? "")
     }
 
     /// curl's status and message for `error`, where curl words it differently from the general

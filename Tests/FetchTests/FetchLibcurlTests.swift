@@ -2,7 +2,8 @@
 // the same requests. The pieces are table-tested without sockets; end to end, each row runs
 // fetch against httpbin's /anything, compiles the program it wrote with swiftc against this
 // build's own Client objects, runs it, and compares what httpbin echoed for both (method, URL,
-// headers, body) field by field.
+// headers, body) field by field. Full Foundation only (Process, JSONSerialization).
+#if FullFoundation
 import Foundation
 import Testing
 @testable import fetch
@@ -190,3 +191,4 @@ struct FetchLibcurlTests {
         return (process.terminationStatus, (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 }
+#endif
