@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-LARIAT = ("fetch", "Client", "TLS", "Wire", "EventLoop")
+LARIAT = ("fetch", "Client", "Transport", "TLS", "Wire", "EventLoop")
 
 
 def owner(obj):
