@@ -3,11 +3,9 @@
 // for any Lariat request. Against the loopback TLS server of Tests/Support with the TLS lab's
 // certificates: the server's own key pinned answers; another key pinned fails before any byte
 // of the request is sent, and the ClientError keeps Lariat's AFError.
+// Full Foundation only, as the TLS lab it uses.
 #if FullFoundation
 import Foundation
-#else
-import FoundationEssentials
-#endif
 import Testing
 import OpenAPIRuntime
 import LariatTestSupport
@@ -61,3 +59,4 @@ struct PinnedTransportTests {
         #expect(server.observation.plaintext.isEmpty, "request bytes reached a server whose key was not pinned")
     }
 }
+#endif
