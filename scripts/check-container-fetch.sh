@@ -110,6 +110,6 @@ install -D -m 644 "$pki/ca.pem" "$root/etc/ssl/certs/ca-certificates.crt"
 check "HTTPS, the CA bundle at the usual path" 0 "s_server" -- -fsS "https://service.test:$https_port/"
 check "healthcheck: -sSf -o /dev/null -w '%{http_code}'" 0 "^200$" -- -sSf -o /dev/null -w '%{http_code}' "http://service.test:$http_port/get"
 check "healthcheck: -w on an unhealthy service" 22 "^503$" -- -sf -w '%{http_code}\n' "http://service.test:$http_port/status/503"
-echo "skipped: the same with -L (-L is refused until Client follows redirects)"
+check "healthcheck: -fsSL follows a redirect" 0 '"url"' -- -fsSL "http://service.test:$http_port/redirect-to?url=/get"
 [ $failures = 0 ] || { echo "$failures chroot check(s) failed" >&2; exit 1; }
 echo "container fetch: all chroot checks passed"
