@@ -46,7 +46,7 @@ extension ClientIntegrationTests {
             let (messages, bytes) = totals.withLock { $0 }
             #expect(messages == 1024)
             #expect(bytes == 64 << 20)
-            #expect(growth < 24 * 1024, "the heap grew by \(growth) KiB while 64 MiB went through a slow handler")
+            #expect(growth < 24 * 1024 || underSanitizer, "the heap grew by \(growth) KiB while 64 MiB went through a slow handler")
             print("WebSocketBackPressure tls=\(tls): RssAnon grew by \(growth) KiB for 64 MiB")
         }
     }
@@ -73,7 +73,7 @@ extension ClientIntegrationTests.WebSocketBackPressureTests {
         let growth = sampler.stop().anonymous - baseline
         #expect(messages == 1024)
         #expect(bytes == 64 << 20)
-        #expect(growth < 24 * 1024, "the heap grew by \(growth) KiB while 64 MiB went to a slow task")
+        #expect(growth < 24 * 1024 || underSanitizer, "the heap grew by \(growth) KiB while 64 MiB went to a slow task")
         print("WebSocketBackPressure async: RssAnon grew by \(growth) KiB for 64 MiB")
     }
 }
@@ -103,4 +103,12 @@ extension ClientIntegrationTests.WebSocketBackPressureTests {
         #expect(count.withLock { $0 } == 1024)
     }
 }
+/// AddressSanitizer keeps freed memory in quarantine (and ThreadSanitizer shadows it), so a
+/// process's anonymous memory under them says nothing about what Lariat holds: the CI's ASan run
+/// saw 29 and 155 MiB of growth here with reading paused. The bound holds in plain builds; the
+/// message counts are checked everywhere.
+private let underSanitizer: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+}()
 #endif
