@@ -41,6 +41,8 @@ private final class ClosureEventReceiver: ExchangeEventReceiver {
     func exchangeBody(_ bytes: UnsafeRawBufferPointer) { bodyHandler(bytes) }
 }
 
+// @unchecked Sendable: its phase lives in a mutex; the rest is touched by the pool before hand-off
+// and by the connection's loop after it, each hand-off through EventLoop.execute (which orders them).
 package final class Exchange: @unchecked Sendable {
     /// Where the exchange is. Cancellation no longer reads it: the pool's state machine tracks
     /// queued, connecting and running per request ID (`ConnectionPool.cancel`). What matters
