@@ -72,19 +72,20 @@ extension ConnectionPool {
                     }
                 }
             } else {
-                let overrides = Self.addressOverrides(for: key, resolver: configuration.resolver)
+                let target = Self.connectionTarget(for: key, resolver: configuration.resolver)
+                let overrides = Self.addressOverrides(for: key, target: target, resolver: configuration.resolver)
                 var connector = Connector(timeout: limit, addressOverrides: overrides)
                 // Lookup dates for metrics; called on this loop, where the exchange's timings live.
                 connector.resolutionObserver = { started, ended in
                     exchange.timings.domainLookupStart = Date(monotonic: started)
                     exchange.timings.domainLookupEnd = Date(monotonic: ended)
                 }
-                attempt = connector.connect(host: key.host, port: key.port, on: loop) { [self] result in
+                attempt = connector.connect(host: target.host, port: target.port, on: loop) { [self] result in
                     switch result {
                     case .success(let socket):
                         established(socket, id: id, key: key)
                     case .failure(let error):
-                        connectFailed(id: id, error: TransportError.connecting(error, host: key.host))
+                        connectFailed(id: id, error: TransportError.connecting(error, host: target.host))
                     }
                 }
             }
@@ -166,12 +167,20 @@ extension ConnectionPool {
         }
     }
 
-    /// Where the connector goes instead of resolving `key.host`: the Unix socket of an
-    /// `http+unix://` URL, or the session's ``HostResolver`` overrides (addresses or a socket).
-    static func addressOverrides(for key: ConnectionKey, resolver: HostResolver) -> [String: [SocketAddress]] {
+    /// The host and port a direct connection for `key` opens: the URL's, or the session's
+    /// ``HostResolver`` reroute (`--connect-to`). An `http+unix://` URL is never rerouted.
+    static func connectionTarget(for key: ConnectionKey, resolver: HostResolver) -> (host: String, port: Int) {
+        if key.unixSocketPath != nil { return (key.host, key.port) }
+        return resolver.connectionTarget(host: key.host, port: key.port)
+    }
+
+    /// Where the connector goes instead of resolving `target.host`: the Unix socket of an
+    /// `http+unix://` URL, or the session's ``HostResolver`` overrides (addresses or a socket)
+    /// for the connection target.
+    static func addressOverrides(for key: ConnectionKey, target: (host: String, port: Int), resolver: HostResolver) -> [String: [SocketAddress]] {
         if let path = key.unixSocketPath, let address = try? SocketAddress(unixPath: path) {
             return [key.host: [address]]
         }
-        return resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
+        return resolver.socketAddresses(host: target.host, port: target.port).map { [target.host: $0] } ?? [:]
     }
 }

@@ -33,18 +33,20 @@ extension ConnectionPool {
         }
         if abandoned { return tunnel.cancel() }
 
+        // The tunnel's far end: the origin, or its reroute (curl sends `--connect-to`'s target in
+        // CONNECT and SOCKS too). TLS inside the tunnel still checks the origin's name.
+        let (host, port) = configuration.resolver.connectionTarget(host: key.host, port: key.port)
         switch server.kind {
         case .http:
             tunnel.start(.http(HTTPConnectStateMachine(
-                host: key.host, port: key.port, proxy: "\(server)", authorization: server.basicAuthorization
+                host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization
             )))
         case .socks5h:
-            tunnel.start(.socks(socksMachine(for: server, destination: Self.socksDestination(host: key.host), port: key.port)))
+            tunnel.start(.socks(socksMachine(for: server, destination: Self.socksDestination(host: host), port: port)))
         case .socks5:
             // The origin's name is resolved here (curl's `socks5://`), honouring the session's
             // resolver overrides, and the first address is sent.
-            let overrides = configuration.resolver.socketAddresses(host: key.host, port: key.port).map { [key.host: $0] } ?? [:]
-            let host = key.host, port = key.port
+            let overrides = configuration.resolver.socketAddresses(host: host, port: port).map { [host: $0] } ?? [:]
             Connector(addressOverrides: overrides).resolve(host: host, port: port, on: socket.loop) { [self] result in
                 let tunnel = bound.value
                 switch result {

@@ -44,6 +44,10 @@ public struct HostResolver: Sendable, CustomStringConvertible {
     /// Overrides, with addresses parsed once (port 0: the connect call supplies the port).
     private var overrides: [Key: [SocketAddress]] = [:]
 
+    /// Connection targets in place of a URL's host and port, first match wins (see
+    /// `HostResolver+Reroute.swift`).
+    var reroutes: [Reroute] = []
+
     /// The system resolver for every host, no overrides.
     public static let system = HostResolver()
 
@@ -122,13 +126,14 @@ public struct HostResolver: Sendable, CustomStringConvertible {
         socketAddresses(host: host, port: port).map { $0.map(\.ipAddress) }
     }
 
-    /// Whether any override is configured.
-    public var isEmpty: Bool { overrides.isEmpty }
+    /// Whether any override or reroute is configured.
+    public var isEmpty: Bool { overrides.isEmpty && reroutes.isEmpty }
 
-    /// `system`, or the overrides as `host:port:address,address` lines (curl's spelling, `*` for any port).
+    /// `system`, or the overrides as `host:port:address,address` lines (curl's spelling, `*` for
+    /// any port), then the reroutes as `host:port->host:port` in order.
     public var description: String {
-        guard !overrides.isEmpty else { return "system" }
-        return overrides
+        guard !isEmpty else { return "system" }
+        let lines = overrides
             .map { entry in
                 let addresses = entry.value.map { address in
                     switch address.family {
@@ -140,7 +145,7 @@ public struct HostResolver: Sendable, CustomStringConvertible {
                 return "\(entry.key.host):\(entry.key.port.map(String.init) ?? "*"):\(addresses.joined(separator: ","))"
             }
             .sorted()
-            .joined(separator: " ")
+        return (lines + reroutes.map(\.description)).joined(separator: " ")
     }
 
     /// The override for a connection, port-specific first.
@@ -152,7 +157,7 @@ public struct HostResolver: Sendable, CustomStringConvertible {
     }
 
     /// Lower case, without IPv6 brackets or a trailing dot, so `API.example.com.` finds `api.example.com`.
-    private static func normalized(_ host: String) -> String {
+    static func normalized(_ host: String) -> String {
         var name = Substring(host.lowercased())
         if name.hasPrefix("[") && name.hasSuffix("]") { name = name.dropFirst().dropLast() }
         if name.count > 1 && name.hasSuffix(".") { name = name.dropLast() }

@@ -20,7 +20,8 @@ struct AddressFamilyFilter {
     func restrict(_ resolver: inout HostResolver, for urls: [String]) throws(FetchSetupError) {
         guard version != .any else { return }
         for url in urls {
-            let (host, port) = TransferErrors.hostAndPort(url)
+            let (urlHost, urlPort) = TransferErrors.hostAndPort(url)
+            let (host, port) = resolver.connectionTarget(host: urlHost, port: urlPort)  // after --connect-to
             if resolver.overriddenAddresses(host: host, port: port) != nil { continue }
             let addresses = resolve(host)
             guard !addresses.isEmpty else { throw FetchSetupError(status: 6, description: "(6) Could not resolve host: \(host)") }

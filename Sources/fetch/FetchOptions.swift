@@ -154,6 +154,8 @@ struct FetchOptions: Equatable {
     var caCertificateDirectory: String?
     /// curl's `--resolve HOST:PORT:ADDR[,ADDR…]` entries, parsed when the session is made.
     var resolveEntries: [String] = []
+    /// curl's `--connect-to HOST1:PORT1:HOST2:PORT2` entries, in order (ConnectTo.swift).
+    var connectToEntries: [String] = []
     /// curl's `--unix-socket PATH` / `--abstract-unix-socket NAME`: every connection goes to it.
     var unixSocket: UnixSocket?
     /// curl's proxy options: `-x`, `-U`, `--noproxy`, `-p`, `--socks5`, `--socks5-hostname`.

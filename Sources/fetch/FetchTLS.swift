@@ -166,6 +166,7 @@ extension FetchOptions {
                 throw FetchSetupError(status: 49, description: "--resolve \(entry): \(error)")
             }
         }
+        for entry in connectToEntries { try ConnectTo.parse(entry).apply(to: &resolver) }
         // curl's --unix-socket: every host of the transfer goes to the socket; Host, SNI and the
         // certificate check keep the URL's name.
         do throws(HostResolver.InvalidAddress) {

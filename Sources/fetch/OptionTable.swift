@@ -158,6 +158,7 @@ enum OptionTable {
         value("continue-at", "C") { options, text throws(FetchUsageError) in options.continueAt = try .parse(text) },
         value("range", "r") { $0.range = FetchOptions.normalizedRange($1) },
         value("resolve") { $0.resolveEntries.append($1) },
+        value("connect-to") { $0.connectToEntries.append($1) },
         value("unix-socket") { $0.unixSocket = .path($1) },
         value("abstract-unix-socket") { $0.unixSocket = .abstract($1) },
         flag("progress-bar", "#") { $0.progressBar = $1 },

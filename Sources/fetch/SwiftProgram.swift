@@ -216,7 +216,7 @@ enum SwiftProgram {
         var names: [String] = []
         func check(_ condition: Bool, _ name: String) { if condition { names.append(name) } }
         check(options.locationTrusted, "--location-trusted")
-        check(!options.resolveEntries.isEmpty, "--resolve/--connect-to")
+        check(!options.resolveEntries.isEmpty || !options.connectToEntries.isEmpty, "--resolve/--connect-to")
         check(options.unixSocket != nil, "--unix-socket")
         check(options.proxy.proxyUser != nil, "--proxy-user")
         check(options.proxy.noProxy != nil, "--noproxy")

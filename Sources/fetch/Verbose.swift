@@ -44,6 +44,13 @@ enum Verbose {
             if transaction.isReusedConnection {
                 out += "* Re-using existing connection #0 with host \(host)\n"
             } else {
+                // curl's --connect-to lines, when a reroute applied.
+                if let url = lastRequest?.url {
+                    let urlPort = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+                    let target = session.resolver.connectionTarget(host: host, port: urlPort)
+                    if target.host != host { out += "* Connecting to hostname: \(target.host)\n" }
+                    if target.port != urlPort { out += "* Connecting to port: \(target.port)\n" }
+                }
                 out += "*   Trying \(ip.contains(":") ? "[\(ip)]" : ip):\(port)...\n"
                 out += "* Connected to \(host) (\(ip)) port \(port) (#0)\n"
             }

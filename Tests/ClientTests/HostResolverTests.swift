@@ -70,4 +70,50 @@ struct HostResolverTests {
         #expect(request.contains("\r\nHost: service.lariat.test:\(server.port)\r\n"), "\(request)")
         #expect(server.failures.isEmpty, "\(server.failures)")
     }
+
+    /// Reroutes every row runs against (curl's `--connect-to`), in order: first match wins.
+    static func rerouted() -> HostResolver {
+        var resolver = HostResolver()
+        resolver.reroute(host: "a.test", port: 80, toHost: "backend.test", port: 8080)
+        resolver.reroute(host: "A.TEST", port: nil, toHost: nil, port: 9443)          // any port, keeps the host
+        resolver.reroute(host: nil, port: 81, toHost: nil, port: nil)                 // changes nothing: passed over
+        resolver.reroute(host: "[::1]", port: nil, toHost: "127.0.0.1", port: nil)    // IPv6 pattern in brackets
+        resolver.reroute(host: nil, port: 81, toHost: "any81.test", port: nil)        // any host on one port
+        return resolver
+    }
+
+    /// (URL host, URL port, expected connection target).
+    static let reroutes: [(String, Int, String, Int)] = [
+        ("a.test", 80, "backend.test", 8080),   // exact pattern
+        ("a.test", 443, "a.test", 9443),        // second entry: any port, URL host kept
+        ("A.Test.", 80, "backend.test", 8080),  // case and trailing dot ignored
+        ("b.test", 81, "any81.test", 81),       // the do-nothing entry is skipped, the next applies
+        ("b.test", 80, "b.test", 80),           // no match: the URL's own
+        ("::1", 8000, "127.0.0.1", 8000),
+        ("[::1]", 8000, "127.0.0.1", 8000),
+    ]
+
+    @Test("reroutes: first matching entry that names a host or port", arguments: 0..<7)
+    func reroute(index: Int) {
+        let (host, port, targetHost, targetPort) = HostResolverTests.reroutes[index]
+        let target = HostResolverTests.rerouted().connectionTarget(host: host, port: port)
+        #expect(target.host == targetHost && target.port == targetPort, "\(target)")
+    }
+
+    @Test("a reroute's target is resolved with the address overrides; Host and metrics follow")
+    func rerouteThenOverride() async throws {
+        let server = try ScriptedServer(script: [.expectRequest, cannedResponse()])
+        defer { server.stop() }
+        var resolver = try HostResolver(overrides: ["backend.lariat.test": ["127.0.0.1"]])
+        resolver.reroute(host: "front.lariat.test", port: 80, toHost: "backend.lariat.test", port: server.port)
+        #expect(!resolver.isEmpty)
+        #expect(resolver.description.hasSuffix("front.lariat.test:80->backend.lariat.test:\(server.port)"), "\(resolver)")
+        let session = Session(resolver: resolver)
+        let response = await session.request("http://front.lariat.test/y").serializingString().response
+        #expect(response.value == "ok", "\(response.result)")
+        let request = String(decoding: server.requests.first ?? [], as: UTF8.self)
+        #expect(request.contains("\r\nHost: front.lariat.test\r\n"), "\(request)")
+        #expect(response.metrics?.transactionMetrics.last?.remotePort == server.port)
+        #expect(server.failures.isEmpty, "\(server.failures)")
+    }
 }

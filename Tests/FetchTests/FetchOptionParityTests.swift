@@ -101,6 +101,15 @@ struct FetchOptionParityTests {
                         "{base}/get?b=2", "-o", "/dev/null"]),
         Row(arguments: ["-sS", "{base}/get?a=1", "-o", "/dev/null", "-w", "A%{http_code}\\n", "--next"]),
         Row(arguments: ["-s", "-f", "{base}/status/404", "--next", "-o", "/dev/null", "{base}/get", "-w", "E%{http_code}\\n"]),
+        // --connect-to: the connection goes elsewhere, Host and the URL stay the URL's; the first
+        // matching entry applies; a bad PORT2 is 49; an entry that matches nothing is passed over.
+        Row(arguments: ["-sS", "--connect-to", "example.invalid:80:127.0.0.1:{port}", "http://example.invalid/headers"]),
+        Row(arguments: ["-sS", "--connect-to", "other.invalid:80:127.0.0.1:1", "--connect-to", "::127.0.0.1:{port}",
+                        "-w", "%{remote_port} %{url_effective}", "http://EXAMPLE.invalid/get"]),
+        Row(arguments: ["-sS", "--connect-to", "example.invalid::localhost:", "--resolve", "localhost:{port}:127.0.0.1",
+                        "-w", "%{remote_ip}", "http://example.invalid:{port}/get"]),
+        Row(arguments: ["-sS", "--connect-to", "example.invalid:80:127.0.0.1:99999", "http://example.invalid/get"]),
+        Row(arguments: ["-sS", "--connect-to", "a:b:c:d", "http://example.invalid/get"]),
         // -K: a bad line is a warning, the rest applies.
         Row(arguments: ["-K", "{fixtures}/badline"]),
     ]
