@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
-        .executableTarget(name: "fetch", dependencies: ["Client", "Transport"], swiftSettings: strict),
+        .executableTarget(name: "fetch", dependencies: ["Client", "Transport", "CLinux"], swiftSettings: strict),
         // The soak test (scripts/soak.sh): many requests and faults through one process, then
         // descriptor, memory, thread and request-accounting checks.
         .executableTarget(
@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Wire", "EventLoop", "LariatTestSupport"], swiftSettings: strict),
         .testTarget(name: "ClientTests", dependencies: ["Client", "Transport", "Wire", "EventLoop", "LariatTestSupport", "fetch"], swiftSettings: strict),
         // fetch's command line: its parsers, and the binary run beside curl.
-        .testTarget(name: "FetchTests", dependencies: ["fetch", "Client", "LariatTestSupport"], swiftSettings: strict),
+        .testTarget(name: "FetchTests", dependencies: ["fetch", "Client", "LariatTestSupport", "CLinux"], swiftSettings: strict),
         .testTarget(
             name: "ClientObservabilityTests",
             dependencies: [

@@ -89,6 +89,14 @@ struct FetchOptions: Equatable {
     var failMode = FailMode.never
     /// `-v`: request and response heads and timings on standard error.
     var verbose = false
+    /// `--xattr`: the URL and Content-Type as the output file's extended attributes.
+    var xattr = false
+    /// `--trace FILE` / `--trace-ascii FILE`: where the run's trace goes (`-`, `%` or a path).
+    var traceFile: String?
+    /// Hex (`--trace`) or text (`--trace-ascii`).
+    var traceStyle: TraceDump.Style = .hex
+    /// `--trace-time`: a time before each trace section and -v line.
+    var traceTime = false
     /// `-#`/`--progress-bar`: a bar instead of the progress meter.
     var progressBar = false
     /// `--no-progress-meter`: no meter (errors still shown).
@@ -282,5 +290,17 @@ func readFile(_ path: String) -> Data? {
         if n < 0 { if errno == EINTR { continue }; return nil }
         if n == 0 { return data }
         data.append(contentsOf: chunk[0..<n])
+    }
+}
+
+extension FetchOptions {
+    /// `--trace`/`--trace-ascii`: replaces -v or an earlier trace of the other kind with curl's warning.
+    mutating func setTrace(_ path: String, style: TraceDump.Style, name: String) {
+        if (verbose || (traceFile != nil && traceStyle != style)) && !silent {
+            parseWarnings.append("Warning: \(name) overrides an earlier trace/verbose option")
+        }
+        verbose = false
+        traceFile = path
+        traceStyle = style
     }
 }

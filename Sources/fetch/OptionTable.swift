@@ -93,7 +93,7 @@ enum OptionTable {
         return Int(number * Double(multiplier))
     }
 
-    private static let own: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions
+    private static let own: [OptionSpec] = transfer + body + output + tls + proxy + cookiesAndRetry + redirectsAndAuth + pendingOptions + trace
         + FetchExtraOptions.all
     private static let all: [OptionSpec] = own + curlOnly
 
@@ -144,7 +144,14 @@ enum OptionTable {
         flag("fail-with-body") { options, on in options.failMode = on ? .withBody : .never },
         flag("silent", "s") { $0.silent = $1 },
         flag("show-error", "S") { $0.showError = $1 },
-        flag("verbose", "v") { $0.verbose = $1 },
+        flag("verbose", "v") { options, on in
+            // curl: -v replaces an earlier --trace/--trace-ascii, with a warning.
+            if on, options.traceFile != nil, !options.silent {
+                options.parseWarnings.append("Warning: -v, --verbose overrides an earlier trace/verbose option")
+            }
+            if on { options.traceFile = nil }
+            options.verbose = on
+        },
         flag("ipv4", "4") { options, on in options.ipVersion = on ? .v4 : .any },
         flag("ipv6", "6") { options, on in options.ipVersion = on ? .v6 : .any },
         flag("http1.1") { _, _ in },  // the only version fetch speaks
@@ -266,8 +273,13 @@ enum OptionTable {
     ]
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.
-    private static let pendingOptions: [OptionSpec] = [
-        pending("trace", takesValue: true, because: "not supported yet (use -v)"),
-        pending("trace-ascii", takesValue: true, because: "not supported yet (use -v)"),
+    private static let pendingOptions: [OptionSpec] = []
+
+    /// `--trace`, `--trace-ascii` (Trace.swift) and `--trace-time`.
+    static let trace: [OptionSpec] = [
+        value("trace") { options, path in options.setTrace(path, style: .hex, name: "--trace") },
+        value("trace-ascii") { options, path in options.setTrace(path, style: .ascii, name: "--trace-ascii") },
+        flag("trace-time") { $0.traceTime = $1 },
+        flag("xattr") { $0.xattr = $1 },
     ]
 }

@@ -56,6 +56,10 @@ final class Transfer: @unchecked Sendable {
     private(set) var started: Date?
     /// The request's metrics, for `-w` and `-v`.
     private(set) var metrics: URLSessionTaskMetrics?
+    /// `--xattr`: the output file's attributes were written (on the first body bytes, as curl).
+    private var xattrsWritten = false
+    /// `--trace`/`--trace-ascii`: where this transfer's trace goes, and the body reads kept for it.
+    private let trace: (sink: TraceSink, recorder: TraceRecorder)?
 
     /// `-C`/`-r`: the Range sent and what the response means (`ContinueAt.swift`).
     private var continuePlan: ContinuePlan?
@@ -88,6 +92,7 @@ final class Transfer: @unchecked Sendable {
         self.request = UploadFile.apply(options, to: request)
         self.output = output
         self.parallelMeter = parallelMeter
+        self.trace = TraceSink.of(options).map { ($0, TraceRecorder()) }
     }
 
     /// What `-w` can print about this transfer, given its exit status.
@@ -184,9 +189,18 @@ final class Transfer: @unchecked Sendable {
             let result: Result<Data, AFError> = completion.error.map { .failure($0) } ?? .success(Data())
             Verbose.report(session: session, response: DataResponse(
                 request: completion.request, response: completion.response, data: nil, metrics: completion.metrics,
-                serializationDuration: 0, result: result), bodyCount: bodySize)
+                serializationDuration: 0, result: result), bodyCount: bodySize, uploadBody: stream.uploadBody)
         }
         let status = finish(completion)
+        if let trace {
+            let body: TraceRequestBody = if let data = request.body { .bytes(data) }
+                else if let file = request.bodyFile ?? options.uploadFile { .file(file) } else { .none }
+            trace.sink.report(
+                session: session, response: DataResponse(
+                    request: completion.request, response: completion.response, data: nil, metrics: completion.metrics,
+                    serializationDuration: 0, result: .success(Data())),
+                requestBody: body, uploadBody: stream.uploadBody, recorder: trace.recorder, failure: status == 0 ? "" : errorMessage)
+        }
         OutputExtras.finished(self, status: status)
         if status != 0 && options.removeOnError, let openedPath { Output.removePartial(openedPath, verbose: options.verbose) }
         return status
@@ -263,6 +277,7 @@ final class Transfer: @unchecked Sendable {
     /// One chunk of the body; returns whether to go on.
     private func body(_ data: Data) -> Bool {
         guard verdict == nil else { return false }
+        trace?.recorder.received(data)
         if var held = kept {
             held.body.append(data)
             held.count += data.count
@@ -298,6 +313,10 @@ final class Transfer: @unchecked Sendable {
             }
             verdict = (23, nil)
             return false
+        }
+        if options.xattr && !xattrsWritten, let fd = openedPath.map({ _ in sink.fd }) {
+            xattrsWritten = true
+            OutputAttributes.write(to: fd, url: request.url, contentType: response?.headers.value(for: "Content-Type"))
         }
         guard sink.write(data) else { return stop(23, sink.failureMessage) == .allow }
         return true

@@ -18,6 +18,7 @@
 
 import Client
 import FoundationEssentials
+import Transport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,12 +30,14 @@ enum Verbose {
     ///   - session: The session that sent it (for the head as written).
     ///   - response: The request's response.
     ///   - bodyCount: The body bytes received.
-    static func report(session: Session, response: AFDataResponse<Data>, bodyCount: Int) {
-        _ = writeAll(2, Data(text(session: session, response: response, bodyCount: bodyCount, dataLines: isatty(1) != 1).utf8))
+    static func report(session: Session, response: AFDataResponse<Data>, bodyCount: Int, uploadBody: RequestBody? = nil) {
+        let text = text(session: session, response: response, bodyCount: bodyCount, dataLines: isatty(1) != 1, uploadBody: uploadBody)
+        _ = writeAll(2, Data(text.utf8))
     }
 
     /// The report's text.
-    static func text(session: Session, response: AFDataResponse<Data>, bodyCount: Int, dataLines: Bool) -> String {
+    /// - Parameter uploadBody: An upload's file or stream body (it decides the framing fields shown).
+    static func text(session: Session, response: AFDataResponse<Data>, bodyCount: Int, dataLines: Bool, uploadBody: RequestBody? = nil) -> String {
         var out = ""
         let transaction = response.metrics?.transactionMetrics.last
         // The last transaction's request: a response's `request` is the request made, across redirects.
@@ -58,7 +61,7 @@ enum Verbose {
                 out += "* SSL connection using \(version) / \(transaction.negotiatedTLSCipherSuiteName ?? "")\n"
             }
         }
-        if transaction?.requestStartDate != nil, let request = lastRequest, let head = session.serializedRequestHead(for: request) {
+        if transaction?.requestStartDate != nil, let request = lastRequest, let head = session.serializedRequestHead(for: request, uploadBody: uploadBody) {
             var lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
             lines.removeLast()  // after the blank line's CR LF
             for line in lines { out += "> \(line)\r\n" }

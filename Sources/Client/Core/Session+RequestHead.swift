@@ -7,16 +7,21 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Transport
 import Wire
 
 extension Session {
     /// The bytes of the request head this session writes for `request` (request line, fields,
     /// blank line), or `nil` if the request cannot be sent (a refused request has no head).
     ///
-    /// - Parameter request: The request as sent (after adapters), for example `DataResponse.request`.
+    /// - Parameters:
+    ///   - request: The request as sent (after adapters), for example `DataResponse.request`.
+    ///   - uploadBody: The body an upload sent from outside the URLRequest (a file or a stream,
+    ///     ``DataStreamRequest/uploadBody``), which decides the framing fields; `nil` for
+    ///     `request.httpBody`.
     /// - Returns: The head's bytes, CRLF line ends included.
-    package func serializedRequestHead(for request: URLRequest) -> [UInt8]? {
-        guard let transport = try? transportRequest(for: request), transport.refusal == nil else { return nil }
+    package func serializedRequestHead(for request: URLRequest, uploadBody: RequestBody? = nil) -> [UInt8]? {
+        guard let transport = try? transportRequest(for: request, uploadBody: uploadBody), transport.refusal == nil else { return nil }
         return try? RequestSerializer.serialize(transport.head)
     }
 }

@@ -120,8 +120,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override var pausesReadingOnSuspend: Bool { false }  // back-pressure owns the stream's reading
 
     override func makeUploadBody(for request: inout URLRequest) throws -> RequestBody? {
-        stream.withLock { $0.uploadBody }
+        uploadBody
     }
+
+    /// The body attached with `uploadFile(atPath:length:)` or `uploadStream(_:length:)`, if any.
+    package var uploadBody: RequestBody? { stream.withLock { $0.uploadBody } }
 
     override func makeURLRequest() throws -> URLRequest {
         var request = try convertible.asURLRequest()
