@@ -89,6 +89,8 @@ struct FetchOptions: Equatable {
     var failMode = FailMode.never
     /// `-v`: request and response heads and timings on standard error.
     var verbose = false
+    /// `--form-escape`: multipart names and file names escaped with backslashes.
+    var formEscape = false
     /// `--xattr`: the URL and Content-Type as the output file's extended attributes.
     var xattr = false
     /// `--trace FILE` / `--trace-ascii FILE`: where the run's trace goes (`-`, `%` or a path).

@@ -89,18 +89,24 @@ enum FormParts {
     }
 
     /// The form of `arguments` with `boundary`.
-    static func form(_ arguments: [FormArgument], boundary: String, body: BodyBuilder) throws(FormError) -> MultipartFormData {
+    /// - Parameter escaping: `--form-escape`'s backslashes, or the default percent-encoding.
+    static func form(
+        _ arguments: [FormArgument], boundary: String, body: BodyBuilder, escaping: MultipartFormData.NameEscaping = .percent
+    ) throws(FormError) -> MultipartFormData {
         let form = MultipartFormData(boundary: boundary)
         for argument in arguments {
             let part = try part(argument, body: body)
+            let headers = MultipartFormData.partHeaders(
+                name: part.name, fileName: part.filename, mimeType: part.contentType, escaping: escaping)
             switch part.content {
-            case .data(let data):
+            case .data(let data) where escaping == .percent:
                 form.append(data, withName: part.name, fileName: part.filename, mimeType: part.contentType)
+            case .data(let data):
+                form.append(InputStream(data: data), withLength: UInt64(data.count), headers: headers)
             case .file(let path):
                 // `-F n=<big` has no filename and maybe no type: the stream form takes explicit headers.
                 guard let stream = InputStream(fileAtPath: path), let size = body.regularFileSize(path) else { throw .unreadable(path) }
-                form.append(stream, withLength: UInt64(size), headers: MultipartFormData.partHeaders(
-                    name: part.name, fileName: part.filename, mimeType: part.contentType))
+                form.append(stream, withLength: UInt64(size), headers: headers)
             }
         }
         return form

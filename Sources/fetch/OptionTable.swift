@@ -281,5 +281,6 @@ enum OptionTable {
         value("trace-ascii") { options, path in options.setTrace(path, style: .ascii, name: "--trace-ascii") },
         flag("trace-time") { $0.traceTime = $1 },
         flag("xattr") { $0.xattr = $1 },
+        flag("form-escape") { $0.formEscape = $1 },
     ]
 }

@@ -105,7 +105,7 @@ struct RequestBuilder {
             }
         } else if !options.form.isEmpty {
             let form: MultipartFormData
-            do { form = try FormParts.form(options.form, boundary: boundary, body: body) } catch {
+            do { form = try FormParts.form(options.form, boundary: boundary, body: body, escaping: options.formEscape ? .backslash : .percent) } catch {
                 switch error {
                 case .malformed(let spec): throw TransferError(status: 2, message: "Illegally formatted input field: \(spec)")
                 case .unreadable(let path): throw TransferError(status: 26, message: "Failed to open/read local data from file/application (\(path))")

@@ -73,6 +73,7 @@ struct FetchCurlParityTests {
         Row(arguments: ["-s", "-F", "f=@{file};filename=ev\ril.txt", "{base}/post"]),
         Row(arguments: ["-s", "-F", "f=@{file};filename=ev\nX-Inj: 1.txt", "{base}/post"]),
         Row(arguments: ["-s", "-F", "t=v;type=text/\"q\"", "{base}/post"]),
+        Row(arguments: ["-s", "--form-escape", "-F", "a\\b\"c=v", "-F", "f=@{file};filename=x\\y\"z", "{base}/post"]),
         Row(arguments: ["-s", "--form-string", "s=@notafile;type=text/x", "-F", "n=<{file}", "{base}/post"]),
         Row(arguments: ["-s", "--json", "{\"a\":1}", "{base}/post"]),
         Row(arguments: ["-s", "-D", "-", "-o", "{dir}/body", "{base}/get"], outputFile: "body"),

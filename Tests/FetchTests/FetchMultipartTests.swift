@@ -63,6 +63,21 @@ struct FetchMultipartTests {
         #expect(!text.contains("\r\nX-Inj"))
     }
 
+    @Test("--form-escape: backslashes for \\ and \" as curl 7.88; CR and LF still percent-encoded, never raw", arguments: [
+        (["--form-escape", "-F", "a\\b\"c=v"], "Content-Disposition: form-data; name=\"a\\\\b\\\"c\"\r\n\r\nv\r\n"),
+        (["--form-escape", "-F", "f=@bin;filename=x\\y\"z"],
+         "Content-Disposition: form-data; name=\"f\"; filename=\"x\\\\y\\\"z\"\r\nContent-Type: application/octet-stream\r\n\r\nx\ny\r\n"),
+        // curl 7.88.1 sends these raw with --form-escape (a forged header); fetch does not.
+        (["--form-escape", "-F", "a\r\nX-Inj: 1=v"], "Content-Disposition: form-data; name=\"a%0D%0AX-Inj: 1\"\r\n\r\nv\r\n"),
+        (["--form-escape", "-F", "f=@bin;filename=e\ril"],
+         "Content-Disposition: form-data; name=\"f\"; filename=\"e%0Dil\"\r\nContent-Type: application/octet-stream\r\n\r\nx\ny\r\n"),
+    ] as [([String], String)])
+    func formEscape(arguments: [String], part: String) throws {
+        let text = try Self.body(arguments)
+        #expect(text == "--BOUNDARY\r\n" + part + "--BOUNDARY--\r\n")
+        #expect(!text.contains("\r\nX-Inj"))
+    }
+
     @Test("above the memory threshold: a private temporary file holding the same bytes, removed after")
     func streamedFromDisk() throws {
         let arguments = ["-F", "a=b", "-F", "f=@bin;type=text/x", "-F", "c=<bin"]

@@ -285,11 +285,21 @@ open class MultipartFormData: @unchecked Sendable {
         Self.partHeaders(name: name, fileName: fileName, mimeType: mimeType)
     }
 
-    /// A part's `Content-Disposition` (name and file name escaped by ``quoted(_:)``) and
+    /// How a part's name and file name are escaped inside their quotes.
+    package enum NameEscaping: Sendable {
+        /// `"` → `%22`, CR → `%0D`, LF → `%0A` (browsers, Alamofire, curl by default).
+        case percent
+        /// `\` → `\\` and `"` → `\"` (curl's `--form-escape`); CR and LF still as `%0D` and
+        /// `%0A`, never raw, so a name cannot end the field line.
+        case backslash
+    }
+
+    /// A part's `Content-Disposition` (name and file name escaped by `escaping`) and
     /// `Content-Type` fields, for ``append(_:withLength:headers:)`` callers such as fetch's `-F`.
-    package static func partHeaders(name: String, fileName: String?, mimeType: String?) -> HTTPHeaders {
-        var disposition = "form-data; name=\"\(Self.quoted(name))\""
-        if let fileName { disposition += "; filename=\"\(Self.quoted(fileName))\"" }
+    package static func partHeaders(name: String, fileName: String?, mimeType: String?, escaping: NameEscaping = .percent) -> HTTPHeaders {
+        let quote = escaping == .percent ? Self.quoted : Self.backslashQuoted
+        var disposition = "form-data; name=\"\(quote(name))\""
+        if let fileName { disposition += "; filename=\"\(quote(fileName))\"" }
         var headers: HTTPHeaders = [.contentDisposition(disposition)]
         if let mimeType { headers.add(.contentType(mimeType)) }
         return headers
@@ -302,6 +312,24 @@ open class MultipartFormData: @unchecked Sendable {
         for character in value {
             switch character {
             case "\"": result += "%22"
+            case "\r": result += "%0D"
+            case "\n": result += "%0A"
+            case "\r\n": result += "%0D%0A"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+extension MultipartFormData {
+    /// ``NameEscaping/backslash``: `\` and `"` after a backslash, CR and LF percent-encoded.
+    static func backslashQuoted(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
             case "\r": result += "%0D"
             case "\n": result += "%0A"
             case "\r\n": result += "%0D%0A"
