@@ -125,6 +125,7 @@ let package = Package(
             name: "LariatOpenAPI",
             dependencies: [
                 "Client",
+                "Transport",  // the pausable body source (package access), no new dependency
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
