@@ -114,6 +114,7 @@ let package = Package(
             name: "ClientObservability",
             dependencies: [
                 "Client",
+                "Transport",  // the pool's observer hook (package access), no new dependency
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -124,6 +125,7 @@ let package = Package(
             name: "LariatOpenAPI",
             dependencies: [
                 "Client",
+                "Transport",  // the pausable body source (package access), no new dependency
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

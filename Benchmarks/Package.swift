@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Lariat itself, for peer-lariat and the micro benchmarks:
         .package(name: "Lariat", path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Micro benchmarks (Benchmarks/<Name>/, run by `swift package benchmark`). Only the malloc
         // interposer trait: the default set also enables "RuntimeInterposer", whose package
         // (swift-runtime-interposer) is not in this machine's package mirror; disabling it keeps
@@ -58,7 +59,10 @@ let package = Package(
         .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"], swiftSettings: strict),
         .executableTarget(
             name: "peer-lariat",
-            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat"), .product(name: "TLS", package: "Lariat")],
+            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat"), .product(name: "TLS", package: "Lariat"),
+                           // The monitor-overhead row (LARIAT_PEER_MONITORS, Monitors.swift).
+                           .product(name: "ClientObservability", package: "Lariat"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from runner import clients as client_defs  # noqa: E402
 from runner import report  # noqa: E402
-from runner.cases import ALL_CLIENTS, CASES, CASES_BY_NAME, PEER_BINARIES, SWIFT_PEERS  # noqa: E402
+from runner.cases import ALL_CLIENTS, CASES, CASES_BY_NAME, DEFAULT_CLIENTS, PEER_BINARIES, SWIFT_PEERS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -48,7 +48,8 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, help="interleaved runs per case and client (default 7, --quick 3)")
     parser.add_argument("--quick", action="store_true", help="smoke run: fewer runs, requests and wrk seconds")
-    parser.add_argument("--clients", default=",".join(ALL_CLIENTS), help="comma list (default: all)")
+    parser.add_argument("--clients", default=",".join(DEFAULT_CLIENTS),
+                        help="comma list (default: all but the lariat-mon-* monitor-overhead peers)")
     parser.add_argument("--cases", default=",".join(c.name for c in CASES), help="comma list (default: all)")
     parser.add_argument("--subject", default="lariat", help="client whose ratios to the others are shown")
     parser.add_argument("--no-build", action="store_true", help="use the peer binaries already built")

@@ -22,6 +22,8 @@ Two listeners, both on 127.0.0.1, ports given on the command line:
     /oversized   a valid 101, then a binary frame announcing 2 MiB
     /refuse      answers 404
     /silent      a valid 101, then never sends anything (pings go unanswered)
+    /late        a valid 101; when the client's close arrives, sends text "late 1" and "late 2"
+                 (data sent before it saw that close), then its close 1000 "bye" (issue 22)
 With `--cert`/`--key` both listeners speak TLS.
 """
 import argparse
@@ -69,6 +71,29 @@ async def conforming(ws):
         await ws.send(message)
 
 
+async def late_after_close(reader, writer):
+    """Reads the client's (masked) frames until its close, then answers with two text frames
+    and only then its own close, as a peer that had not yet seen the client's close would."""
+    try:
+        while True:
+            first, second = await reader.readexactly(2)
+            length = second & 0x7F
+            if length == 126:
+                length = int.from_bytes(await reader.readexactly(2), "big")
+            elif length == 127:
+                length = int.from_bytes(await reader.readexactly(8), "big")
+            await reader.readexactly(4 + length)  # mask and payload
+            if first & 0x0F == 0x8:
+                break
+        for text in (b"late 1", b"late 2"):
+            writer.write(bytes([0x81, len(text)]) + text)
+        writer.write(bytes([0x88, 5]) + (1000).to_bytes(2, "big") + b"bye")
+        await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    writer.close()
+
+
 async def raw(reader, writer):
     try:
         head = await reader.readuntil(b"\r\n\r\n")
@@ -105,6 +130,9 @@ async def raw(reader, writer):
     await writer.drain()
     if path == "/abrupt":
         writer.close()
+        return
+    if path == "/late":
+        await late_after_close(reader, writer)
         return
     # Keep the connection until the client closes it (it must fail the connection itself).
     try:

@@ -104,9 +104,21 @@ ISSUE9_SUBJECT_TARGETS = {"lariat-loop": {"seq-1k": Target({"ahc": 2.0, "wrk": 0
 # The Swift peers built from this package, and the reference tools called directly.
 # `lariat-loop` is peer-lariat with the whole workload inside `withTaskExecutorPreference` of
 # the loop its connections live on (LARIAT_PEER_EXECUTOR=loop, see peer-lariat/main.swift).
-SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"]
+# The monitor-overhead row (issue 20): peer-lariat with ClientObservability's monitors on its
+# Session (LARIAT_PEER_MONITORS, see peer-lariat/Monitors.swift), against plain `lariat` in the
+# same run: `run.sh --subject lariat --cases seq-1k --clients lariat,lariat-mon-logging,...`.
+# Not in the default client list (they measure Lariat against itself).
+MONITOR_PEERS = ["lariat-mon-logging", "lariat-mon-metrics", "lariat-mon-tracing", "lariat-mon-all"]
+SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"] + MONITOR_PEERS
 # Peers that are another peer's binary run in a mode selected by environment variables.
-PEER_BINARIES = {"lariat-loop": "lariat"}
-PEER_ENVIRONMENT = {"lariat-loop": {"LARIAT_PEER_EXECUTOR": "loop"}}
+PEER_BINARIES = {"lariat-loop": "lariat", **{name: "lariat" for name in MONITOR_PEERS}}
+PEER_ENVIRONMENT = {
+    "lariat-loop": {"LARIAT_PEER_EXECUTOR": "loop"},
+    "lariat-mon-logging": {"LARIAT_PEER_MONITORS": "logging"},
+    "lariat-mon-metrics": {"LARIAT_PEER_MONITORS": "metrics"},
+    "lariat-mon-tracing": {"LARIAT_PEER_MONITORS": "tracing"},
+    "lariat-mon-all": {"LARIAT_PEER_MONITORS": "logging,metrics,tracing"},
+}
 REFERENCES = ["curl", "wrk"]
 ALL_CLIENTS = SWIFT_PEERS + REFERENCES
+DEFAULT_CLIENTS = [client for client in ALL_CLIENTS if client not in MONITOR_PEERS]

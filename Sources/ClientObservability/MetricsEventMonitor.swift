@@ -9,6 +9,7 @@ import FoundationEssentials
 public import Client
 public import CoreMetrics
 public import Dispatch
+package import Transport
 
 /// An ``EventMonitor`` that records swift-metrics for each request.
 ///
@@ -23,12 +24,20 @@ public import Dispatch
 /// | `lariat_client_bytes_received_total` | counter | each attempt: header and body bytes on the wire | |
 /// | `lariat_client_retries_total` | counter | the session's retrier retried | |
 /// | `lariat_client_redirects_total` | counter | each attempt: the redirects it followed | |
+/// | `lariat_client_pool_connections` | gauge | after each pool transition | `state` (`idle`, `leased`, `connecting`), `scheme`, `host`, `port` |
+/// | `lariat_client_pool_waiters` | gauge | after each pool transition | `scheme`, `host`, `port` |
 ///
 /// Durations come from the attempt's `URLSessionTaskMetrics` (one transaction per hop; connect
 /// and TLS times only from hops that opened a connection, so a reused connection records none).
-/// Connection-pool gauges (idle, leased, connecting, waiters) are not recorded yet: they need a
-/// hook in Client's pool.
-public struct MetricsEventMonitor: EventMonitor {
+///
+/// The pool gauges come from the connection pool of the ``Session`` the monitor is given to (at
+/// `Session(eventMonitors:)`): `leased` counts connections running a request (its TLS handshake
+/// included), `connecting` those being opened, `waiters` requests queued at the per-host limit.
+/// Give one monitor to one session: two sessions would overwrite each other's values. Labels
+/// are per origin (scheme, host, port, without the proxy); to keep cardinality bounded, only the
+/// first `maximumPoolOrigins` origins get their own, later ones add up under `host="other"`.
+/// A session with no such monitor does not count anything.
+public struct MetricsEventMonitor: EventMonitor, ConnectionPoolObservingMonitor {
     /// The metric labels, as in the table above.
     public enum Label {
         /// Requests finished, by `method` and `status_class`.
@@ -49,6 +58,10 @@ public struct MetricsEventMonitor: EventMonitor {
         public static let retries = "lariat_client_retries_total"
         /// Redirects followed.
         public static let redirects = "lariat_client_redirects_total"
+        /// The pool's connections to an origin, by `state`: `idle`, `leased`, `connecting`.
+        public static let poolConnections = "lariat_client_pool_connections"
+        /// Requests waiting for a connection to an origin (its per-host limit reached).
+        public static let poolWaiters = "lariat_client_pool_waiters"
     }
 
     /// The queue events are handled on (a serial queue of the monitor's own by default).
@@ -62,15 +75,23 @@ public struct MetricsEventMonitor: EventMonitor {
     private let bytesReceived: Counter
     private let retries: Counter
     private let redirects: Counter
+    private let poolGauges: PoolGauges
+
+    /// The session's pool reports to the monitor's gauges (package access: see ConnectionPoolObserving.swift).
+    package var connectionPoolObserver: any ConnectionPoolObserver { poolGauges }
 
     /// Creates a monitor recording through `factory`.
     ///
     /// - Parameters:
     ///   - factory: The metrics backend; `MetricsSystem.factory` (the bootstrapped one) by default.
     ///   - queue: Where events are handled; a private serial queue by default.
+    ///   - maximumPoolOrigins: How many origins get pool gauges with their own labels; later
+    ///     ones are summed under `host="other"`. 64 by default.
     public init(factory: any MetricsFactory = MetricsSystem.factory,
-                queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.metrics")) {
+                queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.metrics"),
+                maximumPoolOrigins: Int = 64) {
         self.factory = factory
+        self.poolGauges = PoolGauges(factory: factory, maximumOrigins: maximumPoolOrigins)
         self.queue = queue
         requestDuration = Timer(label: Label.requestDuration, factory: factory)
         connectDuration = Timer(label: Label.connectDuration, factory: factory)

@@ -1,9 +1,9 @@
 // swift-openapi-runtime's ClientTransport on a Client Session: a generated OpenAPI client
 // (swift-openapi-generator) sends its requests through Lariat.
 //
-// One call: HTTPRequest + HTTPBody -> URLRequest (the body collected, see below) -> a
-// DataStreamRequest on the session -> the response head as an HTTPResponse and the body as an
-// HTTPBody fed by the request's stream, chunk by chunk, with the stream's back-pressure.
+// One call: HTTPRequest -> URLRequest -> a DataStreamRequest on the session, its body streamed
+// from the HTTPBody (HTTPBodySource.swift) -> the response head as an HTTPResponse and the body
+// as an HTTPBody fed by the request's stream, chunk by chunk, with the stream's back-pressure.
 
 #if FullFoundation
 import Foundation
@@ -32,12 +32,14 @@ public import OpenAPIRuntime
 ///   `DataStreamRequest.maxBufferedBytes` (1 MiB) are waiting for the consumer, so a 64 MiB
 ///   download iterated chunk by chunk stays within a few MiB of memory. The body can be
 ///   iterated once.
-/// - **Request bodies are collected** into memory before sending, at most
-///   ``Configuration/maximumRequestBodySize`` bytes (a larger body fails with
-///   ``LariatTransportError/requestBodyTooLarge(limit:)`` before anything is sent). Lariat's
-///   stream uploads read their `InputStream` synchronously on the connection's event loop,
-///   which an async `HTTPBody` cannot feed without blocking that loop; until Client has an
-///   async body source, collecting is the safe choice.
+/// - **Request bodies are streamed** as the socket drains: the `HTTPBody` is iterated by a task
+///   into a buffer of at most 256 KiB (plus one of its chunks), which the connection empties;
+///   a full buffer suspends the iteration, an empty one pauses the connection's writing, so a
+///   64 MiB upload stays within a few MiB of memory. A body of known length goes out with
+///   `Content-Length`, one of unknown length chunked. A body over
+///   ``Configuration/maximumRequestBodySize`` fails with
+///   ``LariatTransportError/requestBodyTooLarge(limit:)``: before anything is sent when its
+///   length is known, else when the limit is crossed. A streamed body is never retried.
 /// - **Cancellation**: cancelling the Swift task that awaits ``send(_:body:baseURL:operationID:)``
 ///   or iterates the body cancels the Lariat request (and its connection's exchange); the call
 ///   or the iteration then throws `CancellationError`.
@@ -47,13 +49,13 @@ public import OpenAPIRuntime
 public struct LariatTransport: ClientTransport {
     /// Limits of a ``LariatTransport``.
     public struct Configuration: Sendable {
-        /// The largest request body collected before sending, in bytes; 16 MiB by default.
+        /// The largest request body sent, in bytes; no limit (`Int.max`) by default.
         public var maximumRequestBodySize: Int
 
         /// Creates a configuration.
         ///
-        /// - Parameter maximumRequestBodySize: The largest request body, in bytes; 16 MiB by default.
-        public init(maximumRequestBodySize: Int = 16 << 20) {
+        /// - Parameter maximumRequestBodySize: The largest request body, in bytes; no limit by default.
+        public init(maximumRequestBodySize: Int = .max) {
             self.maximumRequestBodySize = maximumRequestBodySize
         }
     }
@@ -78,16 +80,34 @@ public struct LariatTransport: ClientTransport {
     ///
     /// - Parameters:
     ///   - request: The request; its path (with query) is appended to `baseURL`'s path.
-    ///   - body: The request body, collected up to ``Configuration/maximumRequestBodySize``.
+    ///   - body: The request body, streamed, at most ``Configuration/maximumRequestBodySize`` bytes.
     ///   - baseURL: The server URL.
     ///   - operationID: The OpenAPI operation (kept by the runtime in its errors).
     /// - Returns: The response head and, unless the response has no body, its body.
     /// - Throws: ``LariatTransportError``, the `AFError` Lariat reported, or `CancellationError`.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let urlRequest = try await makeURLRequest(request, body: body, baseURL: baseURL)
+        var urlRequest = try makeURLRequest(request, baseURL: baseURL)
+        var length: Int?
+        let limit = configuration.maximumRequestBodySize
+        if let body, case .known(let known) = body.length {
+            guard known <= limit else { throw LariatTransportError.requestBodyTooLarge(limit: limit) }
+            length = Int(known)
+            // The transport frames a stream of known length by this header (else chunked).
+            urlRequest.setValue(String(known), forHTTPHeaderField: "Content-Length")
+        }
         let streamRequest = session.streamRequest(urlRequest, shouldAutomaticallyResume: false)
+        let source = body.map { HTTPBodySource($0, limit: limit) }
+        if let source { streamRequest.uploadBody(from: source, length: length) }
         let exchange = ResponseExchange(request: streamRequest, session: session)
-        let head = try await exchange.responseHead()
+        let head: HTTPURLResponse
+        do {
+            head = try await exchange.responseHead()
+        } catch {
+            // The body's own failure (its error, or over the limit) says more than the
+            // transport's "request body unreadable".
+            if let failure = source?.failure { throw failure }
+            throw error
+        }
         let response: HTTPResponse
         do {
             response = try HTTPResponse(head)
@@ -102,8 +122,8 @@ public struct LariatTransport: ClientTransport {
         return (response, exchange.body(length: Self.bodyLength(of: head)))
     }
 
-    /// The URLRequest for `request` at `baseURL`, with `body` collected.
-    func makeURLRequest(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL) async throws -> URLRequest {
+    /// The URLRequest for `request` at `baseURL` (the body goes separately, streamed).
+    func makeURLRequest(_ request: HTTPRequest, baseURL: URL) throws -> URLRequest {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw HTTPTypesConversionError.invalidURL(baseURL.absoluteString)
         }
@@ -117,25 +137,7 @@ public struct LariatTransport: ClientTransport {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.headers = HTTPHeaders(request.headerFields)
-        if let body {
-            urlRequest.httpBody = try await collect(body)
-        }
         return urlRequest
-    }
-
-    /// The bytes of `body`, at most the configured limit.
-    private func collect(_ body: HTTPBody) async throws -> Data {
-        let limit = configuration.maximumRequestBodySize
-        if case .known(let length) = body.length, length > limit {
-            throw LariatTransportError.requestBodyTooLarge(limit: limit)
-        }
-        var data = Data()
-        if case .known(let length) = body.length { data.reserveCapacity(Int(length)) }
-        for try await chunk in body {
-            guard data.count + chunk.count <= limit else { throw LariatTransportError.requestBodyTooLarge(limit: limit) }
-            data.append(contentsOf: chunk)
-        }
-        return data
     }
 
     /// The body's length from `Content-Length`, when the bytes delivered are the bytes framed

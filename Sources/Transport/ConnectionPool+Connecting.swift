@@ -105,7 +105,9 @@ extension ConnectionPool {
         let effects = state.withLock { state in
             state.attempts[id] = nil
             state.tunnels[id] = nil
-            return state.resolve(state.machine.connectFailed(id), connectError: error)
+            let key = state.machine.key(of: id)
+            let effects = state.resolve(state.machine.connectFailed(id), connectError: error)
+            return key.map { state.observe($0, effects) } ?? effects
         }
         perform(effects)
     }
@@ -141,7 +143,7 @@ extension ConnectionPool {
                 // Registered before the handshake, so a cancel during it finds the connection.
                 state.connections[id] = bound
             }
-            return state.resolve(action, established: bound)
+            return state.observe(key, state.resolve(action, established: bound))
         }
         perform(effects)
     }

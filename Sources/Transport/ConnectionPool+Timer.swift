@@ -48,7 +48,8 @@ extension ConnectionPool {
         let effects = state.withLock { state -> Effects in
             guard state.timerGeneration == generation else { return Effects() }
             state.timerID = nil
-            return state.resolve(state.machine.deadlinePassed(now: .now()))
+            let keys = state.observedKeys
+            return state.observe(keys, state.resolve(state.machine.deadlinePassed(now: .now())))
         }
         perform(effects)
     }

@@ -32,6 +32,9 @@ package final class ConnectionPool: Sendable {
         package var resolver = HostResolver.system
         /// The trust evaluator for a host, or nil for the default evaluation.
         package var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
+        /// Told each key's counts after every transition (ConnectionPool+Observer.swift); nil,
+        /// the default, costs one test per transition.
+        package var observer: (any ConnectionPoolObserver)?
 
         /// The defaults above.
         package init() {}
@@ -55,6 +58,8 @@ package final class ConnectionPool: Sendable {
         var timerGeneration = 0
         /// The armed deadline timer, once its loop has scheduled it.
         var timerID: TimerID?
+        /// The configuration's observer, read under the lock (ConnectionPool+Observer.swift).
+        let observer: (any ConnectionPoolObserver)?
     }
 
     /// What to do once the lock is released: the machine's action with objects for IDs.
@@ -78,6 +83,8 @@ package final class ConnectionPool: Sendable {
         var cancelRunning: (exchange: Exchange, connection: LoopBound<HTTP1Connection>)?
         /// Arm or cancel the deadline timer.
         var timer: TimerEffect = .none
+        /// Counts were stored with the observer: have it publish them.
+        var publish = false
     }
 
     /// The loops new connections are spread over.
@@ -96,7 +103,8 @@ package final class ConnectionPool: Sendable {
         self.group = group
         self.configuration = configuration
         self.timerLoop = group.next()
-        self.state = Mutex(State(machine: Machine(maxConnectionsPerHost: configuration.maxConnectionsPerHost)))
+        self.state = Mutex(State(
+            machine: Machine(maxConnectionsPerHost: configuration.maxConnectionsPerHost), observer: configuration.observer))
     }
 
     // MARK: Entry points
@@ -127,7 +135,7 @@ package final class ConnectionPool: Sendable {
                 exchange.id, key: exchange.request.key, needsFreshConnection: exchange.requiresFreshConnection,
                 deadline: exchange.request.deadline, isCancelled: exchange.isCancelled
             )
-            return state.resolve(action)
+            return state.observe(exchange.request.key, state.resolve(action))
         }
         perform(effects, submittedOn: current)
     }
@@ -137,7 +145,7 @@ package final class ConnectionPool: Sendable {
     func release(_ connection: HTTP1Connection) {
         let bound = LoopBound(connection, loop: connection.loop)
         let effects = state.withLock { state in
-            state.resolve(state.machine.connectionReleased(connection.id), releasing: bound)
+            state.observe(connection.key, state.resolve(state.machine.connectionReleased(connection.id), releasing: bound))
         }
         perform(effects)
     }
@@ -147,7 +155,7 @@ package final class ConnectionPool: Sendable {
     func connectionClosed(_ connection: HTTP1Connection) {
         let effects = state.withLock { state in
             state.connections[connection.id] = nil
-            return state.resolve(state.machine.connectionClosed(connection.id))
+            return state.observe(connection.key, state.resolve(state.machine.connectionClosed(connection.id)))
         }
         perform(effects)
     }
@@ -155,7 +163,7 @@ package final class ConnectionPool: Sendable {
     /// Cancels `exchange` wherever it is: queued, connecting or running (`Exchange.cancel`).
     package func cancel(_ exchange: Exchange) {
         let effects = state.withLock { state in
-            state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange)
+            state.observe(exchange.request.key, state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange))
         }
         perform(effects)
     }
@@ -167,7 +175,7 @@ package final class ConnectionPool: Sendable {
             var action = state.machine.requestCancelled(exchange.id)
             action.request = .none  // the caller completes it
             state.pending[exchange.id] = nil
-            return (true, state.resolve(action))
+            return (true, state.observe(exchange.request.key, state.resolve(action)))
         }
         perform(effects)
         return removed
@@ -180,7 +188,10 @@ package final class ConnectionPool: Sendable {
 
     /// Closes every idle connection (Session teardown).
     package func closeIdleConnections() {
-        let effects = state.withLock { state in state.resolve(state.machine.shutdown()) }
+        let effects = state.withLock { state in
+            let keys = state.observedKeys
+            return state.observe(keys, state.resolve(state.machine.shutdown()))
+        }
         perform(effects)
     }
 
@@ -192,6 +203,7 @@ package final class ConnectionPool: Sendable {
     ///   - effects: What the machine decided, with objects for IDs.
     ///   - submittedOn: For `execute` only: the loop of the submitting thread, or nil.
     func perform(_ effects: Effects, submittedOn: EventLoop? = nil) {
+        if effects.publish { configuration.observer?.publish() }
         for connection in effects.retire {
             connection.loop.execute { connection.value.close() }
         }

@@ -201,6 +201,25 @@ struct ConnectionPoolStateMachine {
     /// The request's phase, or nil when unknown or done.
     func phase(of request: RequestID) -> RequestPhase? { requests[request] }
 
+    /// The key connection `id` belongs to, while the machine tracks it.
+    func key(of id: ConnectionID) -> ConnectionKey? { connections[id]?.key }
+
+    /// Keys with open connections or waiters.
+    var keys: [ConnectionKey] { Array(hosts.keys) }
+
+    /// `key`'s connections by state and its queued requests, for the pool's observer
+    /// (ConnectionPool+Observer.swift). O(connections): only called when someone observes.
+    func counts(for key: ConnectionKey) -> ConnectionPoolCounts {
+        guard let host = hosts[key] else { return ConnectionPoolCounts() }
+        var connecting = 0
+        for connection in connections.values where connection.key == key {
+            if case .connecting = connection.state { connecting += 1 }
+        }
+        return ConnectionPoolCounts(
+            idle: host.idle.count, leased: host.open - host.idle.count - connecting,
+            connecting: connecting, waiters: host.queued)
+    }
+
     // MARK: Events
 
     /// A request arrives (first time, or again after its connection gave it back for a retry).

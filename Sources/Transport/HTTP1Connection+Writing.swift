@@ -30,6 +30,9 @@ extension HTTP1Connection {
         while machine.isActive && machine.written < machine.writableLimit {
             let result: WriteResult
             do throws(SocketError) {
+                if machine.written >= headBytes.count, try body.isPausedForSource() {
+                    return socket.setWriteInterest(false)  // resumes in bodySourceReady
+                }
                 result = try writePlain(offset: machine.written, limit: machine.writableLimit)
             } catch where error.syscall == "read" || error.syscall == "open" {
                 return bodyUnreadable(error)
@@ -91,6 +94,10 @@ extension HTTP1Connection {
                 result = headBytes.withUnsafeBytes { tls.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
             } else {
                 do throws(SocketError) {
+                    if try body.isPausedForSource() {
+                        if flushCiphertext() { socket.setWriteInterest(false) }
+                        return  // resumes in bodySourceReady
+                    }
                     result = try body.withNextBytes { tls.write($0) }
                 } catch {
                     return bodyUnreadable(error)
@@ -110,6 +117,21 @@ extension HTTP1Connection {
         }
         guard flushCiphertext() else { return }
         requestWritten()
+    }
+
+    /// A paused stream body has bytes again (its ready handler, on this loop): write on.
+    func bodySourceReady() {
+        guard body.isWaitingForSource else { return }
+        body.sourceBecameReady()
+        writeRequest()
+    }
+
+    /// Installs the ready handler of a pausable stream body, holding the connection weakly (the
+    /// source may outlive the request).
+    func watchBodySource(_ body: RequestBody?) {
+        guard case .stream(let box, _)? = body, let source = box.stream as? any PausableBodySource else { return }
+        let weakSelf = LoopBound(WeakConnection(self), loop: loop)
+        source.setReadyHandler { weakSelf.loop.execute { weakSelf.value.connection?.bodySourceReady() } }
     }
 
     /// Tells the machine a chunked body's length once its stream ended (OutgoingBody.swift).
@@ -143,4 +165,10 @@ extension HTTP1Connection {
             return false
         }
     }
+}
+
+/// A weak reference to a connection, for a body source's ready handler.
+final class WeakConnection {
+    weak var connection: HTTP1Connection?
+    init(_ connection: HTTP1Connection) { self.connection = connection }
 }

@@ -116,6 +116,7 @@ final class HTTP1Connection: SocketHandler {
             exchange.complete(.failure(TransportError(.invalidRequest, "the request cannot be sent: \(error)", underlying: error), nil))
             return returnToPool()
         }
+        watchBodySource(exchange.request.body)
         do throws(SocketError) {
             body = try OutgoingBody(exchange.request.body)
         } catch {

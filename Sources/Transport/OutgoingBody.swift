@@ -56,6 +56,18 @@ package protocol BodySource: AnyObject {
     func close()
 }
 
+/// A body source fed asynchronously (an OpenAPI `HTTPBody`): its `read` may return
+/// ``bodySourceNotReady`` instead of blocking the loop, and it then calls the handler given to
+/// ``setReadyHandler(_:)`` once, from any thread, when bytes (or the end, or an error) are there.
+/// The connection stops writing meanwhile and resumes on its loop when called.
+package protocol PausableBodySource: BodySource {
+    /// Installs the wake-up; called once on the connection's loop, before `open()`.
+    func setReadyHandler(_ handler: @escaping @Sendable () -> Void)
+}
+
+/// What a ``PausableBodySource``'s `read` returns when it has nothing yet (not an error).
+package let bodySourceNotReady = Int.min
+
 /// A body source travelling with a request.
 // @unchecked Sendable: the stream is read by one connection's loop at a time; an exchange moves
 // between threads only through EventLoop.execute, which orders the accesses, and a stream body
@@ -90,6 +102,8 @@ struct OutgoingBody {
     private var chunk: [UInt8] = []
     private var chunkStart = 0
     private var chunkEnd = 0
+    /// The stream said ``bodySourceNotReady``: nothing to write until its ready handler runs.
+    private(set) var isWaitingForSource = false
     /// The body's length in bytes on the wire (what the request frames as Content-Length; for a
     /// chunked body, `unknownLength` until the stream ended, then the framed total).
     private(set) var length: Int
@@ -148,7 +162,7 @@ struct OutgoingBody {
     ///   shorter than its Content-Length) or a stream has bytes beyond its Content-Length.
     mutating func withNextBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(SocketError) -> R {
         if let stream {
-            if chunkStart == chunkEnd && sent < length { try readStream(stream) }
+            if chunkStart == chunkEnd && sent < length && !isWaitingForSource { try readStream(stream) }
         } else if let file {
             if chunkStart == chunkEnd && sent < length {
                 if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.fileChunkSize) }
@@ -176,6 +190,10 @@ struct OutgoingBody {
         let wanted = chunked ? Self.streamChunkSize : min(Self.streamChunkSize, length - streamRead)
         let n = chunk.withUnsafeMutableBufferPointer { raw in
             stream.read(raw.baseAddress! + headRoom, maxLength: wanted)
+        }
+        if n == bodySourceNotReady {
+            isWaitingForSource = true
+            return
         }
         if n < 0 { throw SocketError(kind: .other, syscall: "read") }
         if !chunked {
@@ -207,6 +225,17 @@ struct OutgoingBody {
         chunk[headRoom + n + 1] = 0x0A
         (chunkStart, chunkEnd) = (start, headRoom + n + 2)
     }
+
+    /// Whether the next write has no body bytes because the stream has none yet: reads the
+    /// stream if the last chunk is used up, as ``withNextBytes(_:)`` would.
+    mutating func isPausedForSource() throws(SocketError) -> Bool {
+        guard let stream, !isWaitingForSource else { return isWaitingForSource }
+        if chunkStart == chunkEnd && sent < length { try readStream(stream) }
+        return isWaitingForSource
+    }
+
+    /// The paused stream's ready handler ran: read it again on the next write.
+    mutating func sourceBecameReady() { isWaitingForSource = false }
 
     /// Records that `count` bytes of the last ``withNextBytes(_:)`` were written.
     mutating func didWrite(_ count: Int) {

@@ -54,12 +54,20 @@ let wsMachineCases: [WSMachineCase] = [
         (.event(.close(nil, reason: [])), .replyClose(nil, reason: [], reported: .noStatusReceived)),
         (.timeout, .finish(.noStatusReceived)),
     ], canSendAfter: false),
-    WSMachineCase(name: "we close: data after it dropped, pongs still reported, peer's code wins", steps: [
+    WSMachineCase(name: "we close: data sent before the peer's close still delivered (issue 22), no pong, pongs reported, peer's code wins", steps: [
         (.close(.normalClosure, "bye"), .sendClose(.normalClosure, reason: bye)),
-        (.event(.messageStart(.text)), .none), (.event(.messageData([0x61])), .none), (.event(.messageEnd), .none),
+        (.event(.messageStart(.text)), .none), (.event(.messageData([0x61])), .none), (.event(.messageEnd), .deliver(.text("a"))),
+        (.event(.messageStart(.binary)), .none), (.event(.messageData([1, 2])), .none), (.event(.messageEnd), .deliver(.binary([1, 2]))),
         (.event(.ping([1])), .none), (.event(.pong([2])), .pongReceived([2])),
         (.event(.close(.normalClosure, reason: [])), .closeHandshakeDone(.normalClosure, reason: [])),
         (.eof, .finish(.normalClosure)),
+    ], canSendAfter: false),
+    WSMachineCase(name: "we close mid-message: the message begun before is finished and delivered", steps: [
+        (.event(.messageStart(.text)), .none), (.event(.messageData(Array("he".utf8))), .none),
+        (.close(.goingAway, ""), .sendClose(.goingAway, reason: [])),
+        (.event(.messageData(Array("llo".utf8))), .none), (.event(.messageEnd), .deliver(.text("hello"))),
+        (.event(.close(.goingAway, reason: [])), .closeHandshakeDone(.goingAway, reason: [])),
+        (.event(.messageStart(.text)), .none), (.eof, .finish(.goingAway)),
     ], canSendAfter: false),
     WSMachineCase(name: "we close twice: the second is ignored", steps: [
         (.close(nil, "ignored without a code"), .sendClose(nil, reason: [])), (.close(.goingAway, ""), .none),

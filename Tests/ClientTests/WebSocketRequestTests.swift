@@ -111,6 +111,17 @@ extension ClientIntegrationTests {
             #expect(completion.error == nil)
         }
 
+        @Test("messages the server sent before seeing our close are delivered, then its close (issue 22)")
+        func messagesAfterOurClose() async throws {
+            let server = try WebSocketTestServer()
+            defer { server.stop() }
+            let (events, completion) = try await Self.run(server, "/late", raw: true) { event, request in
+                if case .connected = event.kind { request.close(sending: .normalClosure) }
+            }
+            #expect(events == ["connected(-)", "text(late 1)", "text(late 2)", "disconnected(1000, bye)", "completed(ok)"])
+            #expect(completion.error == nil)
+        }
+
         @Test("the subprotocol the server chose is reported")
         func subprotocol() async throws {
             let server = try WebSocketTestServer()

@@ -43,7 +43,7 @@ struct LariatTransportTests {
         #expect(echo.url?.hasSuffix("/get?name=lariat%20café") == true, "\(echo.url ?? "")")
     }
 
-    @Test("POST /anything: a binary body goes up intact (collected, Content-Length framed)",
+    @Test("POST /anything: a binary body goes up intact, chunked when its length is unknown, else Content-Length framed",
           .enabled(if: openAPIHTTPBin != nil, "needs LARIAT_HTTPBIN"))
     func binaryBody() async throws {
         let bytes = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7 % 95 + 32) }
@@ -54,10 +54,15 @@ struct LariatTransportTests {
         }, length: .unknown)
         let echo = try await client(openAPIHTTPBin!).postEcho(body: .binary(body)).ok.body.json
         #expect(echo.data == String(decoding: bytes, as: UTF8.self))
-        #expect(echo.headers?.additionalProperties["Content-Length"] == "3000")
+        // Streamed as it comes: chunked, since nobody said how long it is.
+        #expect(echo.headers?.additionalProperties["Transfer-Encoding"] == "chunked")
+        // A known length is sent as Content-Length.
+        let known = try await client(openAPIHTTPBin!).postEcho(body: .binary(HTTPBody(bytes))).ok.body.json
+        #expect(known.data == String(decoding: bytes, as: UTF8.self))
+        #expect(known.headers?.additionalProperties["Content-Length"] == "3000")
     }
 
-    @Test("a request body over the configured limit fails before anything is sent")
+    @Test("a request body over the configured limit fails with requestBodyTooLarge (before anything is sent when its length is known)")
     func bodyLimit() async throws {
         let server = try ScriptedServer(script: [.waitForClientClose])
         defer { server.stop() }
@@ -105,6 +110,32 @@ struct LariatTransportTests {
     // A server that never answers (not httpbin's /delay: under the full suite's load the
     // cooperative pool is starved for seconds, so only "it ended, and the connection was closed,
     // long before any answer" is a sound check, not a tight time bound).
+    @Test("cancelling mid-upload: the streamed request body stops being produced and the connection closes")
+    func cancelledUpload() async throws {
+        let server = try ScriptedServer(script: [.receive(atLeast: 1 << 20), .waitForClientClose], stepTimeout: .seconds(60))
+        defer { server.stop() }
+        let client = try client("http://127.0.0.1:\(server.port)")
+        let produced = ProducedBytes()
+        let body = HTTPBody(CountingBody(total: 1 << 30, produced: produced), length: .unknown, iterationBehavior: .single)
+        let task = Task { try await client.postEcho(body: .binary(body)) }
+        for _ in 0..<3000 where produced.count < 2 << 20 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(produced.count >= 2 << 20, "the upload is under way")
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error) = result else {
+            Issue.record("the cancelled upload succeeded")
+            return
+        }
+        let underlying = (error as? ClientError)?.underlyingError ?? error
+        #expect(underlying is CancellationError, "\(error)")
+        #expect(server.waitForConnections(1, finished: true, timeout: .seconds(30)), "the client closed the connection")
+        let after = produced.count
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(produced.count <= after + (64 << 10), "the body stopped being produced")
+        // The server stopped reading after 1 MiB: back-pressure kept the rest unproduced.
+        #expect(after < 16 << 20, "produced \(after) bytes")
+    }
+
     @Test("cancelling the task cancels the request: GET /delay/60 ends with CancellationError and the connection closes")
     func cancelled() async throws {
         let server = try ScriptedServer(script: [.expectRequest, .waitForClientClose], stepTimeout: .seconds(60))
@@ -187,4 +218,31 @@ struct LariatTransportTests {
         let body = try await client("http://127.0.0.1:\(server.port)", session: session).getBytes(path: .init(n: 4000)).ok.body.binary
         await #expect(throws: LariatTransportError.retriedAfterResponse) { _ = try await [UInt8](collecting: body, upTo: 10_000) }
     }
+}
+
+/// Bytes a ``CountingBody`` made so far.
+private final class ProducedBytes: Sendable {
+    private let value = Atomic<Int>(0)
+    var count: Int { value.load(ordering: .relaxed) }
+    func add(_ n: Int) { value.add(n, ordering: .relaxed) }
+}
+
+/// `total` bytes made 64 KiB at a time as they are iterated, counting what was made.
+private struct CountingBody: AsyncSequence, Sendable {
+    let total: Int
+    let produced: ProducedBytes
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var left: Int
+        let produced: ProducedBytes
+        mutating func next() async -> ArraySlice<UInt8>? {
+            guard left > 0 else { return nil }
+            let n = Swift.min(left, 64 << 10)
+            left -= n
+            produced.add(n)
+            return ArraySlice(repeating: 0x75, count: n)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(left: total, produced: produced) }
 }

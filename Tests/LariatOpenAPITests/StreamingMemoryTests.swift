@@ -45,5 +45,36 @@ struct StreamingMemoryTests {
         print("lariat-openapi-probe\(slowConsumer ? " --slow" : ""): peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB body")
     }
 
+    @Test("64 MiB request body from an HTTPBody: streamed as the socket drains, under 32 MiB RSS")
+    func boundedUploadMemory() throws {
+        // A slow reader (1 MiB, then a pause), so the connection's writes block and the body
+        // producer must wait: collected into memory first, the probe would hold 64 MiB.
+        let reads: [ScriptedServer.Step] = (1...16).flatMap { [.receive(atLeast: $0 << 20), .sleep(.milliseconds(2))] }
+        let server = try ScriptedServer(script: reads + [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), .close],
+                                        stepTimeout: .seconds(30))
+        defer { server.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(probeExecutable))
+        process.arguments = ["http://127.0.0.1:\(server.port)/anything", "--upload", String(Self.bodySize)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let sampler = ProcessMemorySampler(pid: process.processIdentifier)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let (peak, anonymous) = sampler.stop()
+        #expect(printed == "status 200 bytes 2\n")
+        let request = try #require(server.requests.first)
+        let head = try #require(request.firstRange(of: Array("\r\n\r\n".utf8)))
+        #expect(request.count - head.upperBound == Self.bodySize, "the server got every body byte")
+        #expect(String(decoding: request[..<head.lowerBound], as: UTF8.self).contains("Content-Length: \(Self.bodySize)"))
+        #expect(request[head.upperBound...].allSatisfy { $0 == 0x75 })
+        let environment = ProcessInfo.processInfo.environment
+        let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+        #expect(sanitized || peak < 32 * 1024, "peak RSS \(peak) KiB")
+        print("lariat-openapi-probe --upload: peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB request body")
+    }
+
 }
 #endif

@@ -38,7 +38,8 @@ struct LariatPeer: PeerClient {
         var tls = TLSConfiguration()
         if let cacert = options.cacert { tls.trustRoots = .file(cacert) }
         tls.sessionResumption = options.tlsResumption
-        session = Session(configuration: configuration, tlsConfiguration: tls, eventLoopGroup: loopGroup ?? .shared)
+        session = Session(configuration: configuration, eventMonitors: [AlamofireNotifications()] + PeerMonitors.fromEnvironment(),
+                          tlsConfiguration: tls, eventLoopGroup: loopGroup ?? .shared)
     }
 
     /// Fails the request in the loop mode if its code does not run on the preferred loop.

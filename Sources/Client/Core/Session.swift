@@ -157,6 +157,7 @@ open class Session: @unchecked Sendable {
         poolConfiguration.resolver = resolver
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
         poolConfiguration.tlsContext = LazyTLSContext(configuration: tlsConfiguration)
+        poolConfiguration.observer = CombinedPoolObserver.of(eventMonitors)
         if let serverTrustManager {
             poolConfiguration.trustEvaluator = { host in serverTrustManager.tlsEvaluator(forHost: host) }
         }

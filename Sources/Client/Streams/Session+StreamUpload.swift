@@ -74,6 +74,12 @@ extension DataStreamRequest {
         stream.withLock { $0.uploadBody = .stream(RequestBodyStream(input), length: length) }
     }
 
+    /// Sends what `source` produces as the request's body: `length` bytes, or chunked when
+    /// `nil` (LariatOpenAPI's streamed `HTTPBody`, a `PausableBodySource`).
+    package func uploadBody(from source: any BodySource, length: Int?) {
+        stream.withLock { $0.uploadBody = .stream(RequestBodyStream(source), length: length) }
+    }
+
     /// Sends standard input, chunked, as it is read (fetch `-T -` from a pipe or terminal).
     package func uploadStandardInput() {
         uploadStream(InputStream(fileAtPath: "/dev/stdin") ?? InputStream(data: Data()), length: nil)

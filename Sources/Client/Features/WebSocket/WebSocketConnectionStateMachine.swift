@@ -15,6 +15,15 @@ import Wire
 // Messages are assembled from `messageStart`/`messageData`/`messageEnd`; their size is bounded
 // by the parser's `WebSocketLimits` (Alamofire's `maximumMessageSize`). Pings are answered with
 // the same payload while open (§5.5.2); after our close, nothing but the close handshake is sent.
+//
+// Messages after our close are delivered, up to the peer's close (issue 22). RFC 6455 §1.4 and
+// §7.1.2 make the closing handshake the point where both sides stop: a peer that has not yet
+// seen our close may still send data frames, and they are application data, not noise (§5.5.1
+// forbids only *sending* data after a close). URLSessionWebSocketTask's `cancel(with:reason:)`
+// cancels the task, so on Apple nothing more is received, and browsers ignore messages once
+// `close()` was called (WHATWG: "if ready state is not OPEN, return"); we keep the RFC's
+// promise instead: what the peer sent before its close reaches the user, then
+// `.disconnected` and `.completed` as before. A message begun before our close is finished.
 
 /// The connection-level state machine; see the file comment.
 struct WebSocketConnectionStateMachine: Sendable {
@@ -50,8 +59,9 @@ struct WebSocketConnectionStateMachine: Sendable {
         /// Messages flow both ways. `message` is the one being assembled. Exits: `closing`,
         /// `closed`, `done`.
         case open(message: (opcode: WebSocketOpcode, bytes: [UInt8])?)
-        /// Our close was sent; frames are read until the peer's close. Exits: `closed`, `done`.
-        case closing
+        /// Our close was sent; frames are read, and messages still delivered, until the peer's
+        /// close. `message` is the one being assembled. Exits: `closed`, `done`.
+        case closing(message: (opcode: WebSocketOpcode, bytes: [UInt8])?)
         /// Both closes were exchanged; waiting for the server to close TCP. Exit: `done`.
         case closed(WebSocketCloseCode)
         /// Terminal.
@@ -72,14 +82,23 @@ struct WebSocketConnectionStateMachine: Sendable {
         case (.open(nil), .messageStart(let opcode)):
             state = .open(message: (opcode, []))
             return .none
+        case (.closing(nil), .messageStart(let opcode)):
+            state = .closing(message: (opcode, []))
+            return .none
         case (.open(var message?), .messageData(let bytes)):
             message.bytes += bytes
             state = .open(message: message)
             return .none
+        case (.closing(var message?), .messageData(let bytes)):
+            message.bytes += bytes
+            state = .closing(message: message)
+            return .none
         case (.open(let message?), .messageEnd):
             state = .open(message: nil)
-            if message.opcode == .text { return .deliver(.text(String(decoding: message.bytes, as: UTF8.self))) }
-            return .deliver(.binary(message.bytes))
+            return Self.deliver(message)
+        case (.closing(let message?), .messageEnd):
+            state = .closing(message: nil)
+            return Self.deliver(message)
         case (.open, .ping(let payload)):
             return .sendPong(payload)
         case (.open, .pong(let payload)), (.closing, .pong(let payload)):
@@ -91,19 +110,25 @@ struct WebSocketConnectionStateMachine: Sendable {
         case (.closing, .close(let code, let reason)):
             state = .closed(code ?? .noStatusReceived)
             return .closeHandshakeDone(code ?? .noStatusReceived, reason: reason)
-        case (.closing, _):
-            return .none  // data after our close is read and dropped (§7.1.2: we wait for theirs)
+        case (.closing, .ping):
+            return .none  // after our close only the close handshake is sent (no pong)
         case (.closed, _), (.done, _):
             return .none  // the parser refuses bytes after a close; nothing reaches here in practice
-        case (.open, _):
+        case (.open, _), (.closing, _):
             preconditionFailure("parser event \(event) out of order in state \(state)")
         }
     }
 
+    /// The action handing `message` to the user.
+    private static func deliver(_ message: (opcode: WebSocketOpcode, bytes: [UInt8])) -> Action {
+        if message.opcode == .text { return .deliver(.text(String(decoding: message.bytes, as: UTF8.self))) }
+        return .deliver(.binary(message.bytes))
+    }
+
     /// The user asked to close with `code` (``WebSocketCloseCode/isValidOnWire`` or `nil`).
     mutating func closeRequested(_ code: WebSocketCloseCode?, reason: [UInt8]) -> Action {
-        guard case .open = state else { return .none }
-        state = .closing
+        guard case .open(let message) = state else { return .none }
+        state = .closing(message: message)
         return .sendClose(code, reason: code == nil ? [] : reason)
     }
 
