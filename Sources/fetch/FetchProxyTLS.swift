@@ -90,7 +90,8 @@ extension TransferErrors {
         switch proxyTLSExitStatus(proxy) {
         case 90: return "SSL: public key does not match pinned public key"
         case 60:
-            let reason = ((proxy.underlying as? TLSError)?.trustFailure).map { "\($0)" } ?? "unable to verify the proxy's certificate"
+            // OpenSSL's verification text, as curl prints it ("unable to get local issuer certificate").
+            let reason = ((proxy.underlying as? TLSError)?.trustFailure).map(\.message) ?? "unable to verify the proxy's certificate"
             return "SSL certificate problem: \(reason)"
         default:
             let (host, port) = hostAndPort(proxy.proxy)
