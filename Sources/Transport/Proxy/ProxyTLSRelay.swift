@@ -137,6 +137,7 @@ final class ProxyTLSRelay: SocketHandler {
             perform(machine.handshakeProgressed(tls.handshake()))
         } else {
             decryptAvailable()
+            if machine.isRelaying, !plainUp.isEmpty { encryptPending() }
         }
     }
 
@@ -228,7 +229,10 @@ final class ProxyTLSRelay: SocketHandler {
             case .written(let n):
                 plainUp.removeFirst(n)
             case .incomplete:
-                guard flushCipher() else {
+                // The engine's output is full (send it, then retry) or it waits for the proxy
+                // (retried after the next read from it): either way, stop reading the pair.
+                let waitsForProxy = tls.pendingCiphertextCount == 0
+                guard !waitsForProxy, flushCipher() else {
                     inner?.setReadInterest(false)
                     return
                 }
@@ -236,7 +240,7 @@ final class ProxyTLSRelay: SocketHandler {
                 return perform(machine.relayEnded())
             }
         }
-        if !flushCipher() { inner?.setReadInterest(false) }
+        inner?.setReadInterest(flushCipher())
     }
 
     /// Writes the engine's ciphertext to the proxy; false when the socket is full (write interest on).
