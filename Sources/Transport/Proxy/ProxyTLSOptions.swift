@@ -22,7 +22,7 @@ import TLS
 /// connection) and its session cache, and connections are pooled per instance.
 public final class ProxyTLSOptions: Sendable, Hashable {
     /// The TLS configuration for the proxy's session (trust roots, verification, versions,
-    /// ciphers, client identity). Its ``TLSConfiguration/applicationProtocols`` are ignored: the
+    /// ciphers, client identity). Its `applicationProtocols` are ignored: the
     /// proxy is always offered `http/1.1`.
     public let configuration: TLSConfiguration
     /// A decision on the proxy's certificate that replaces the default one (a public key pin,
