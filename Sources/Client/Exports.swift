@@ -21,5 +21,6 @@
 //   (`HostResolver`). Connections, the pool and their machines stay `package`.
 @_exported import struct Transport.TransportError
 @_exported import struct Transport.ProxyServer
+@_exported import class Transport.ProxyTLSOptions
 @_exported import struct Transport.ProxyError
 @_exported import struct Transport.HostResolver

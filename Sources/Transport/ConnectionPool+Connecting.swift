@@ -1,7 +1,7 @@
 // Opening a connection for the machine's `create`: connect (resolution, Happy Eyeballs), set up
 // TLS, build the `HTTP1Connection`, and report `established` or `connectFailed`. Through a proxy
-// (`key.proxy`), the TCP connect goes to the proxy and, for a tunnel, ConnectionPool+Proxy.swift
-// opens it before `established`; the origin's name is never resolved here then.
+// (`key.proxy`), the TCP connect goes to the proxy and ConnectionPool+Proxy.swift sets up TLS to
+// an HTTPS proxy and opens a tunnel before `established`; the origin's name is never resolved here then.
 //
 // A cancel can land at any point of this, from any thread. The machine frees the request at
 // once; what is left is to make sure the attempt does not go on unnoticed:
@@ -63,6 +63,8 @@ extension ConnectionPool {
                 let connector = Connector(timeout: limit, addressOverrides: overrides)
                 attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] result in
                     switch result {
+                    case .success(let socket) where server.kind == .https:
+                        openProxySession(socket, id: id, key: key, route: route, deadline: connectDeadline)
                     case .success(let socket) where route.tunnels:
                         openTunnel(socket, id: id, key: key, route: route, deadline: connectDeadline)
                     case .success(let socket):

@@ -10,6 +10,17 @@
 import FoundationEssentials
 import Synchronization
 import EventLoop
+import TLS
+
+/// A proxy handshake in flight that a cancel can stop: the TLS session to an HTTPS proxy
+/// (`ProxyTLSRelay`) or a tunnel (`ProxyTunnel`).
+protocol ProxyHandshake: AnyObject {
+    /// Stops the handshake; its completion gets `.cancelled` unless it already ran.
+    func cancel()
+}
+
+extension ProxyTunnel: ProxyHandshake {}
+extension ProxyTLSRelay: ProxyHandshake {}
 
 extension ConnectionPool {
     /// Opens the tunnel for connection `id` on `socket` (connected to the proxy), then hands the
@@ -28,7 +39,7 @@ extension ConnectionPool {
         let abandoned = state.withLock { state -> Bool in
             guard state.machine.isConnecting(id) else { return true }
             state.attempts[id] = nil
-            state.tunnels[id] = bound
+            state.tunnels[id] = LoopBound<any ProxyHandshake>(tunnel, loop: socket.loop)
             return false
         }
         if abandoned { return tunnel.cancel() }
@@ -37,7 +48,7 @@ extension ConnectionPool {
         // CONNECT and SOCKS too). TLS inside the tunnel still checks the origin's name.
         let (host, port) = configuration.resolver.connectionTarget(host: key.host, port: key.port)
         switch server.kind {
-        case .http:
+        case .http, .https:
             tunnel.start(.http(HTTPConnectStateMachine(
                 host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization
             )))
@@ -59,6 +70,59 @@ extension ConnectionPool {
                     tunnel.fail(TransportError.connecting(error, host: host))
                 }
             }
+        }
+    }
+
+    /// Sets up the TLS session to the HTTPS proxy on `socket` (connected to it), checked with the
+    /// proxy's own ``ProxyTLSOptions``, never the session's trust evaluator; then continues with
+    /// the plaintext socket the session relays: the tunnel for a tunnelled route, else
+    /// `established` (absolute-form requests).
+    func openProxySession(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey, route: ProxyRoute, deadline: Deadline) {
+        let server = route.server
+        let tls: TLSClientConnection
+        do throws(TransportError) {
+            tls = try Self.makeProxyTLS(for: server)
+        } catch {
+            socket.close()
+            return connectFailed(id: id, error: error)
+        }
+        let relay = ProxyTLSRelay(socket: socket, tls: tls, proxy: "\(server)", deadline: deadline) { [self] result in
+            switch result {
+            case .success(let plaintext) where route.tunnels:
+                openTunnel(plaintext, id: id, key: key, route: route, deadline: deadline)
+            case .success(let plaintext):
+                established(plaintext, id: id, key: key, connectDeadline: deadline)
+            case .failure(let error):
+                connectFailed(id: id, error: error)
+            }
+        }
+        let abandoned = state.withLock { state -> Bool in
+            guard state.machine.isConnecting(id) else { return true }
+            state.attempts[id] = nil
+            state.tunnels[id] = LoopBound<any ProxyHandshake>(relay, loop: socket.loop)
+            return false
+        }
+        if abandoned { return relay.cancel() }
+        relay.start()
+    }
+
+    /// The TLS client for an HTTPS proxy: its options' context (the system trust store when it
+    /// has none), its host name for SNI and the certificate check, its evaluator.
+    static func makeProxyTLS(for server: ProxyServer) throws(TransportError) -> TLSClientConnection {
+        let options = server.tlsOptions ?? .systemDefault
+        func failure(_ detail: String, _ error: TLSError) -> TransportError {
+            let proxyError = ProxyError(.tlsHandshakeFailed, proxy: "\(server)", detail, underlying: error)
+            return TransportError(.proxy, "\(detail) (proxy \(server))", underlying: proxyError)
+        }
+        let context: TLSClientContext
+        switch options.context.get() {
+        case .success(let built): context = built
+        case .failure(let error): throw failure("the proxy's TLS configuration failed: \(error)", error)
+        }
+        do throws(TLSError) {
+            return try TLSClientConnection(context: context, serverName: server.host, port: server.port, evaluator: options.evaluator)
+        } catch {
+            throw failure("TLS setup for the proxy failed: \(error)", error)
         }
     }
 

@@ -52,8 +52,9 @@ package final class ConnectionPool: Sendable {
         var connections: [Machine.ConnectionID: LoopBound<HTTP1Connection>] = [:]
         /// Connect attempts in flight, recorded once `Connector.connect` has returned.
         var attempts: [Machine.ConnectionID: ConnectAttempt] = [:]
-        /// Proxy handshakes in flight, after the TCP connect to the proxy (ConnectionPool+Proxy.swift).
-        var tunnels: [Machine.ConnectionID: LoopBound<ProxyTunnel>] = [:]
+        /// Proxy handshakes in flight, after the TCP connect to the proxy (ConnectionPool+Proxy.swift):
+        /// the TLS session to an HTTPS proxy, then the tunnel.
+        var tunnels: [Machine.ConnectionID: LoopBound<any ProxyHandshake>] = [:]
         /// Bumped on every arm or cancel, so a stale firing or a late registration is ignored.
         var timerGeneration = 0
         /// The armed deadline timer, once its loop has scheduled it.
@@ -78,7 +79,7 @@ package final class ConnectionPool: Sendable {
         /// Abort a connect attempt.
         var cancelAttempt: ConnectAttempt?
         /// Abort a proxy handshake.
-        var cancelTunnel: LoopBound<ProxyTunnel>?
+        var cancelTunnel: LoopBound<any ProxyHandshake>?
         /// Cancel an exchange running (or handshaking) on a connection.
         var cancelRunning: (exchange: Exchange, connection: LoopBound<HTTP1Connection>)?
         /// Arm or cancel the deadline timer.

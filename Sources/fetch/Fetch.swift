@@ -183,8 +183,18 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
-        configuration.proxy = try options.proxy.configuration(
+        var proxies = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
+        if let found = proxies, found.httpProxy?.kind == .https || found.httpsProxy?.kind == .https {
+            // curl reads the --proxy-* files only for an https:// proxy; so does fetch.
+            let proxyTLS = try options.proxyTLSOptions()
+            if proxies?.httpProxy?.kind == .https { proxies?.httpProxy?.tlsOptions = proxyTLS }
+            if proxies?.httpsProxy?.kind == .https { proxies?.httpsProxy?.tlsOptions = proxyTLS }
+            if options.proxy.tls.insecure && options.showsErrors {
+                printError("fetch: warning: --proxy-insecure: the proxy's certificate is NOT verified")
+            }
+        }
+        configuration.proxy = proxies
         options.cookies.configure(configuration)
         // curl's --max-redirs (50 by default, -1 for none); one more is exit 47.
         configuration.httpMaximumRedirects = options.maxRedirects < 0 ? Int.max : options.maxRedirects

@@ -10,6 +10,8 @@ import FoundationEssentials
 import Foundation  // URLError is Foundation's own in the default build; Client's without the trait
 #endif
 
+//   35, 60, 90 a failed TLS session to an https:// proxy (FetchProxyTLS.swift)
+
 /// The proxy options of one run.
 struct FetchProxyOptions: Equatable, Sendable {
     /// `-x`/`--proxy` (or `--socks5…` as a URL): `""` disables every proxy, environment included.
@@ -20,12 +22,14 @@ struct FetchProxyOptions: Equatable, Sendable {
     var noProxy: String?
     /// `-p`/`--proxytunnel`: `CONNECT` for http:// too.
     var tunnel = false
+    /// The `--proxy-*` TLS options, for an `https://` proxy.
+    var tls = FetchProxyTLSOptions()
 
     /// The session's proxies: `-x` (else the environment, read as curl reads it), with
     /// `--noproxy`, `-U` and `-p` applied; `nil` when there is none, or when `bypassed`
     /// (`--unix-socket`, which curl never sends through a proxy).
     /// - Throws: ``FetchSetupError`` 5 for a proxy URL that does not parse, 7 for a scheme fetch
-    ///   does not speak (`https://`, `socks4://`), as curl's statuses for the same inputs.
+    ///   does not speak (`socks4://`), as curl's statuses for the same inputs.
     func configuration(environment: [String: String], bypassed: Bool) throws(FetchSetupError) -> ProxyConfiguration? {
         guard !bypassed else { return nil }
         var configuration: ProxyConfiguration
@@ -80,6 +84,7 @@ extension TransferErrors {
         case .proxyNotFound: return socks ? 6 : 5
         case .proxyUnreachable, .unsupportedScheme: return 7
         case .malformedProxyURL: return 5
+        case .tlsHandshakeFailed: return proxyTLSExitStatus(proxy)
         default: return socks ? 97 : 56
         }
     }
@@ -94,6 +99,7 @@ extension TransferErrors {
         case .authenticationRequired, .tunnelRefused: return "CONNECT tunnel failed, response \(proxy.status ?? 0)"
         case .socksNoAcceptableMethod: return "No authentication method was acceptable."
         case .socksAuthenticationFailed: return "User was rejected by the SOCKS5 server."
+        case .tlsHandshakeFailed: return proxyTLSMessage(proxy)
         case .closed where !proxy.proxy.hasPrefix("socks"): return "Proxy CONNECT aborted"
         default: return proxy.detail
         }

@@ -270,6 +270,24 @@ enum OptionTable {
         flag("proxytunnel", "p") { $0.proxy.tunnel = $1 },
         value("socks5") { $0.proxy.proxy = "socks5://" + $1 },
         value("socks5-hostname") { $0.proxy.proxy = "socks5h://" + $1 },
+        // The origin's TLS options again, for an https:// proxy (FetchProxyTLS.swift).
+        value("proxy-cacert") { $0.proxy.tls.caCertificateFile = $1 },
+        value("proxy-capath") { $0.proxy.tls.caCertificateDirectory = $1 },
+        flag("proxy-insecure") { $0.proxy.tls.insecure = $1 },
+        value("proxy-pinnedpubkey") { $0.proxy.tls.pinnedPublicKey = $1 },
+        value("proxy-cert") { $0.proxy.tls.clientCertificate = $1 },
+        value("proxy-cert-type") { $0.proxy.tls.clientCertificateType = $1.uppercased() },
+        value("proxy-key") { $0.proxy.tls.clientKey = $1 },
+        value("proxy-key-type") { _, text throws(FetchUsageError) in
+            // As --key-type: the key's format is detected from its content.
+            guard ["PEM", "DER"].contains(text.uppercased()) else { throw FetchUsageError(description: "--proxy-key-type must be PEM or DER") }
+        },
+        value("proxy-pass") { $0.proxy.tls.passphrase = $1 },
+        value("proxy-crlfile") { $0.proxy.tls.crlFile = $1 },
+        value("proxy-ciphers") { $0.proxy.tls.ciphers = $1 },
+        value("proxy-tls13-ciphers") { $0.proxy.tls.tls13Ciphers = $1 },
+        // "At least TLS 1.0" is always true: Lariat never offers less than 1.2, to a proxy either.
+        flag("proxy-tlsv1") { _, _ in },
     ]
 
     /// Parsed and refused (exit 2) until the Client feature behind them lands.

@@ -54,7 +54,15 @@ enum SwiftProgram {
             lines.append("\(name)Configuration.httpMaximumRedirects = \(limit)  // --max-redirs")
         }
         if let proxy = options.proxy.proxy, !proxy.isEmpty {
-            lines.append("\(name)Configuration.proxy = ProxyConfiguration(all: try ProxyServer(parsing: \(literal(proxy))))  // -x")
+            let proxyTLS = proxyTLSLines(options.proxy.tls)
+            if proxy.lowercased().hasPrefix("https://"), !proxyTLS.isEmpty {
+                lines.append("var \(name)Proxy = try ProxyServer(parsing: \(literal(proxy)))  // -x: TLS to the proxy")
+                lines += ["\(name)Proxy.tlsOptions = ProxyTLSOptions(configuration: {", "    var tls = TLSConfiguration()"]
+                    + proxyTLS.map { "    " + $0 } + ["    return tls", "}())"]
+                lines.append("\(name)Configuration.proxy = ProxyConfiguration(all: \(name)Proxy)")
+            } else {
+                lines.append("\(name)Configuration.proxy = ProxyConfiguration(all: try ProxyServer(parsing: \(literal(proxy))))  // -x")
+            }
         }
         var tls: [String] = []
         if let file = options.caCertificateFile { tls.append("tls.trustRoots = .file(\(literal(file)))  // --cacert") }
@@ -67,6 +75,15 @@ enum SwiftProgram {
             lines.append("let \(name) = Session(configuration: \(name)Configuration, tlsConfiguration: \(name)TLS)")
         }
         return lines
+    }
+
+    /// The statements that set up an HTTPS proxy's TLS configuration `tls`.
+    static func proxyTLSLines(_ options: FetchProxyTLSOptions) -> [String] {
+        var tls: [String] = []
+        if let file = options.caCertificateFile { tls.append("tls.trustRoots = .file(\(literal(file)))  // --proxy-cacert") }
+        if let directory = options.caCertificateDirectory { tls.append("tls.trustRoots = .directory(\(literal(directory)))  // --proxy-capath") }
+        if options.insecure { tls.append("tls.verification = .none  // --proxy-insecure: the proxy's certificate is NOT verified") }
+        return tls
     }
 
     // MARK: One transfer
@@ -221,6 +238,11 @@ enum SwiftProgram {
         check(options.proxy.proxyUser != nil, "--proxy-user")
         check(options.proxy.noProxy != nil, "--noproxy")
         check(options.proxy.tunnel, "--proxytunnel")
+        let proxyTLS = options.proxy.tls
+        check(proxyTLS.pinnedPublicKey != nil, "--proxy-pinnedpubkey")
+        check(proxyTLS.clientCertificate != nil, "--proxy-cert")
+        check(proxyTLS.crlFile != nil, "--proxy-crlfile")
+        check(proxyTLS.ciphers != nil || proxyTLS.tls13Ciphers != nil, "--proxy-ciphers/--proxy-tls13-ciphers")
         check(options.pinnedPublicKey != nil, "--pinnedpubkey")
         check(options.clientCertificate != nil, "--cert")
         check(options.crlFile != nil, "--crlfile")

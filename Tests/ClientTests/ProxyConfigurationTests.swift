@@ -85,7 +85,8 @@ struct ProxyConfigurationTests {
         ("http://user@p", ProxyServer(host: "p", username: "user")),
         ("http://[::1]:8080", ProxyServer(host: "::1", port: 8080)),
         ("[::1]", ProxyServer(host: "::1", port: 1080)),
-        ("https://p:1", nil),        // HTTPS proxies are not supported
+        ("https://p:1", ProxyServer(kind: .https, host: "p", port: 1)),
+        ("HTTPS://u:pw@p", ProxyServer(kind: .https, host: "p", port: 443, username: "u", password: "pw")),  // curl: 443 for https
         ("socks4://p:1", nil),
         ("http://p:0", nil),
         ("http://p:70000", nil),
@@ -104,6 +105,16 @@ struct ProxyConfigurationTests {
     func basicCredentials() {
         #expect(ProxyServer(url: "http://aladdin:opensesame@p")?.basicAuthorization == "Basic YWxhZGRpbjpvcGVuc2VzYW1l")
         #expect(ProxyServer(url: "http://p")?.basicAuthorization == nil)
+    }
+
+    @Test("an HTTPS proxy (TLS to the proxy) is left out of Apple's keys, never written as a plain HTTP proxy")
+    func httpsProxyNotInDictionary() {
+        let configuration = URLSessionConfiguration.default
+        configuration.proxy = ProxyConfiguration(
+            httpProxy: ProxyServer(host: "h.example", port: 3128), httpsProxy: ProxyServer(kind: .https, host: "s.example", port: 8443))
+        let dictionary = configuration.connectionProxyDictionary ?? [:]
+        #expect(dictionary["HTTPProxy"] as? String == "h.example")
+        #expect(dictionary["HTTPSProxy"] == nil && dictionary["HTTPSEnable"] == nil && dictionary["SOCKSProxy"] == nil, "\(dictionary)")
     }
 
     @Test("connectionProxyDictionary reads and writes Apple's keys")

@@ -70,6 +70,22 @@ struct FetchLibcurlTests {
         #expect(source.contains("// Not expressed below: --resolve/--connect-to, --limit-rate, -Z."))
     }
 
+    @Test("an https:// proxy's --proxy-cacert and --proxy-insecure become ProxyTLSOptions; its pin is named as unexpressed")
+    func httpsProxy() throws {
+        let arguments = ["-x", "https://proxy.example:8443", "--proxy-cacert", "proxy-ca.pem", "--proxy-insecure",
+                         "--proxy-pinnedpubkey", "sha256//AAAA", "http://h/"]
+        guard case .run(let options) = try ArgumentWalker.parse(arguments) else {
+            Issue.record("not a run")
+            return
+        }
+        let source = SwiftProgram.source(arguments: arguments, groups: [(options, [])])
+        #expect(source.contains("var session1Proxy = try ProxyServer(parsing: \"https://proxy.example:8443\")"), "\(source)")
+        #expect(source.contains("session1Proxy.tlsOptions = ProxyTLSOptions(configuration: {"), "\(source)")
+        #expect(source.contains("tls.trustRoots = .file(\"proxy-ca.pem\")  // --proxy-cacert"), "\(source)")
+        #expect(source.contains("tls.verification = .none  // --proxy-insecure"), "\(source)")
+        #expect(SwiftProgram.unexpressedOptions(options).contains("--proxy-pinnedpubkey"))
+    }
+
     @Test("--libcurl is an option fetch runs (no longer curl's 'disabled at build-time')")
     func optionParses() throws {
         guard case .run(let options) = try ArgumentWalker.parse(["--libcurl", "out.swift", "http://h/", "--next", "http://i/"]) else {

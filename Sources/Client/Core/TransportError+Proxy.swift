@@ -5,15 +5,22 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import TLS
 import Transport
 
 extension TransportError {
     /// The `URLError.Code` for a proxy failure: see ``ProxyError``.
     var proxyURLErrorCode: URLError.Code {
-        switch (underlying as? ProxyError)?.code {
-        case ProxyError.Code.authenticationRequired?: .userAuthenticationRequired
-        case ProxyError.Code.proxyNotFound?: .cannotFindHost
-        default: .cannotConnectToHost
+        let proxyError = underlying as? ProxyError
+        switch proxyError?.code {
+        case ProxyError.Code.authenticationRequired?: return .userAuthenticationRequired
+        case ProxyError.Code.proxyNotFound?: return .cannotFindHost
+        case ProxyError.Code.tlsHandshakeFailed?:
+            // The code the same failure has for an origin (certificate codes, else
+            // secureConnectionFailed); the TransportError beneath stays `.proxy`, so a caller
+            // can still tell the proxy's certificate from the origin's.
+            return TransportError(.tls, detail, underlying: proxyError?.underlying).tlsURLErrorCode
+        default: return .cannotConnectToHost
         }
     }
 }

@@ -7,8 +7,10 @@
 /// the `URLError` of `AFError.sessionTaskFailed`. A `407` from the proxy is
 /// `URLError.userAuthenticationRequired`; every other proxy failure is
 /// `URLError.cannotConnectToHost` (Apple reports these as CFNetwork errors 306/310, which have no
-/// `URLError.Code`), except that an unknown proxy host is `URLError.cannotFindHost` and a timeout
-/// `URLError.timedOut`.
+/// `URLError.Code`), except that an unknown proxy host is `URLError.cannotFindHost`, a timeout
+/// `URLError.timedOut`, and a failed TLS session to an HTTPS proxy takes the code the same
+/// failure has for an origin (`URLError.serverCertificateUntrusted` and its kin,
+/// `URLError.secureConnectionFailed`) while staying a proxy error underneath.
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The class of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -17,7 +19,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The name of the code.
         public var description: String { name }
 
-        /// The proxy URL's scheme is not `http`, `socks5` or `socks5h` (curl: exit 7).
+        /// The proxy URL's scheme is not `http`, `https`, `socks5` or `socks5h` (curl: exit 7).
         public static let unsupportedScheme = Code("unsupported proxy scheme")
         /// The proxy URL could not be parsed (no host, bad port).
         public static let malformedProxyURL = Code("malformed proxy URL")
@@ -33,6 +35,11 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedResponse = Code("malformed proxy response")
         /// The proxy closed the connection before the tunnel was up.
         public static let closed = Code("proxy closed the connection")
+        /// The TLS session to an HTTPS proxy could not be set up: the handshake failed, or the
+        /// proxy's certificate was refused (the ``ProxyError/underlying`` `TLSError` says which;
+        /// curl: exit 35, 60 for an untrusted certificate, 90 for a pin mismatch). Distinct from
+        /// a failure of the origin's TLS session inside the tunnel, which is not a proxy error.
+        public static let tlsHandshakeFailed = Code("TLS handshake with the proxy failed")
         /// The SOCKS5 proxy accepted none of the offered authentication methods (curl: exit 97).
         public static let socksNoAcceptableMethod = Code("SOCKS5 no acceptable authentication method")
         /// The SOCKS5 proxy rejected the user name and password (curl: exit 97).

@@ -8,16 +8,23 @@ import FoundationEssentials
 #endif
 
 /// A proxy that requests can go through: an HTTP proxy (absolute-form requests for `http://`,
-/// a `CONNECT` tunnel for `https://`) or a SOCKS5 proxy (a tunnel for both).
+/// a `CONNECT` tunnel for `https://`), the same over TLS to the proxy (an HTTPS proxy), or a
+/// SOCKS5 proxy (a tunnel for both).
 ///
 /// ```swift
 /// let proxy = ProxyServer(url: "http://user:secret@proxy.example:3128")
+/// var secure = ProxyServer(url: "https://proxy.example:8443")!  // TLS to the proxy, system trust
+/// secure.tlsOptions = ProxyTLSOptions(configuration: proxyTLS)   // or the proxy's own CA
 /// ```
 public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// The protocol spoken to the proxy.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// An HTTP/1.1 proxy (`http://`).
         case http
+        /// An HTTP/1.1 proxy reached over TLS (`https://`): the proxy's certificate is checked
+        /// with ``ProxyServer/tlsOptions``, then `https://` origins get a `CONNECT` tunnel with a
+        /// second TLS session inside the first, and `http://` requests go in absolute-form.
+        case https
         /// SOCKS5, the origin's name resolved locally (`socks5://`, RFC 1928).
         case socks5
         /// SOCKS5, the origin's name sent to the proxy to resolve (`socks5h://`).
@@ -35,9 +42,23 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     public var username: String?
     /// The password that goes with ``username``.
     public var password: String?
+    /// How the TLS session to an ``Kind/https`` proxy is verified and what it offers: the
+    /// proxy's own trust roots, pin and client identity, separate from the origins' (Network
+    /// framework's `ProxyConfiguration(httpCONNECTProxy:tlsOptions:)`). `nil`, the default,
+    /// verifies the proxy against the system trust store. Ignored for other kinds.
+    public var tlsOptions: ProxyTLSOptions?
 
-    /// The port curl assumes when a proxy URL has none: 1080, for every proxy kind.
+    /// The port curl assumes when a proxy URL has none: 1080 (443 for `https://`, see
+    /// ``defaultPort(for:)``).
     public static let defaultPort = 1080
+
+    /// The port curl 7.88 assumes for a proxy of `kind` without one: 443 for an HTTPS proxy,
+    /// 1080 for the others.
+    /// - Parameter kind: The proxy's protocol.
+    /// - Returns: The port.
+    public static func defaultPort(for kind: Kind) -> Int {
+        kind == .https ? 443 : defaultPort
+    }
 
     /// Creates a proxy description.
     /// - Parameters:
@@ -46,18 +67,24 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     ///   - port: TCP port, ``defaultPort`` by default.
     ///   - username: User name for proxy authentication, none by default.
     ///   - password: Its password, none by default.
-    public init(kind: Kind = .http, host: String, port: Int = ProxyServer.defaultPort, username: String? = nil, password: String? = nil) {
+    ///   - tlsOptions: For an HTTPS proxy, how its certificate is checked; `nil` (the default)
+    ///     for the system trust store.
+    public init(
+        kind: Kind = .http, host: String, port: Int = ProxyServer.defaultPort, username: String? = nil, password: String? = nil,
+        tlsOptions: ProxyTLSOptions? = nil
+    ) {
         self.kind = kind
         self.host = host
         self.port = port
         self.username = username
         self.password = password
+        self.tlsOptions = tlsOptions
     }
 
     /// Parses curl's proxy form `[scheme://][user:password@]host[:port]`: scheme `http` (the
-    /// default), `socks5` or `socks5h` (case-insensitive); port 1080 when absent; user and
-    /// password percent-decoded. `nil` for anything else (an unsupported scheme such as
-    /// `https://` or `socks4://`, an empty host, a bad port, a path other than `/`).
+    /// default), `https`, `socks5` or `socks5h` (case-insensitive); port 1080 when absent (443
+    /// for `https`); user and password percent-decoded. `nil` for anything else (an unsupported
+    /// scheme such as `socks4://`, an empty host, a bad port, a path other than `/`).
     /// - Parameter url: The proxy URL.
     public init?(url: String) {
         guard let parsed = try? ProxyServer(parsing: url) else { return nil }
@@ -97,7 +124,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
             if parts.count > 1 { password = Self.percentDecoded(parts[1]) }
         }
         var host = rest
-        var port = defaultPort
+        var port = defaultPort(for: kind)
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else {
                 throw ProxyError(.malformedProxyURL, proxy: text, "malformed proxy URL '\(text)'")
@@ -143,8 +170,11 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the proxy is reached through a tunnel for a request of this kind: always for
-    /// SOCKS5, for an HTTP proxy when the origin is `https` or `tunnelsHTTP` asks for one.
+    /// SOCKS5, for an HTTP or HTTPS proxy when the origin is `https` or `tunnelsHTTP` asks for one.
     package func tunnels(isTLS: Bool, tunnelsHTTP: Bool) -> Bool {
-        kind != .http || isTLS || tunnelsHTTP
+        !speaksHTTP || isTLS || tunnelsHTTP
     }
+
+    /// Whether the proxy speaks HTTP (`http://` or `https://`), as opposed to SOCKS5.
+    package var speaksHTTP: Bool { kind == .http || kind == .https }
 }

@@ -53,7 +53,10 @@ extension ProxyConfiguration {
     static func dictionary(of configuration: ProxyConfiguration) -> [AnyHashable: Any] {
         var result: [AnyHashable: Any] = [:]
         for (server, isTLS) in [(configuration.httpProxy, false), (configuration.httpsProxy, true)] {
-            guard let server else { continue }
+            // Apple's keys have no way to say "TLS to the proxy" (kCFNetworkProxiesHTTPSProxy is
+            // the proxy for https origins): an HTTPS proxy is left out rather than written as a
+            // plain one, which would send its traffic and credentials unencrypted once read back.
+            guard let server, server.kind != .https else { continue }
             let keys = server.kind != .http
                 ? (ProxyDictionaryKey.socksEnable, ProxyDictionaryKey.socksProxy, ProxyDictionaryKey.socksPort)
                 : isTLS ? (ProxyDictionaryKey.httpsEnable, ProxyDictionaryKey.httpsProxy, ProxyDictionaryKey.httpsPort)
