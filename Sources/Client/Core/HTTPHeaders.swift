@@ -25,7 +25,7 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
         /// Fields added through the API (or a received section after its first change).
         case built([HTTPHeader])
         /// A response's field section as received: names and values are decoded when read, so
-        /// recording a response allocates nothing beyond the block (see `HTTPHeaders+Received`).
+        /// recording a response allocates nothing beyond the block (see `init(received:)`).
         case received(FieldBlock)
     }
 
@@ -33,7 +33,7 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     public init() {}
 
     /// The headers of a received field section, every field kept in order (repeats too), each
-    /// name and value decoded as ``FieldBlock/Field`` decodes it when read.
+    /// name and value decoded as `FieldBlock.Field` decodes it, when read.
     ///
     /// - Parameter block: The section as received.
     init(received block: FieldBlock) {
@@ -320,7 +320,7 @@ extension HTTPHeaders {
         return lhs.count == rhs.count && lhs.elementsEqual(rhs)
     }
 
-    /// Hashes the fields in order, as ``==(_:_:)`` compares them.
+    /// Hashes the fields in order, as `==` compares them.
     ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
