@@ -40,6 +40,19 @@ public struct FieldBlock: Collection, Sendable, Hashable, ExpressibleByArrayLite
             }
             return true
         }
+
+        /// Whether the name is `name`, ignoring ASCII case on both sides; decodes nothing.
+        ///
+        /// - Parameter name: The name to compare with, in any case (`"Content-Type"`).
+        public func hasName(ignoringCase name: String) -> Bool {
+            guard nameRange.count == name.utf8.count else { return false }
+            var offset = nameRange.lowerBound
+            for expected in name.utf8 {
+                if HeaderFields.lowercased(storage[offset]) != HeaderFields.lowercased(expected) { return false }
+                offset += 1
+            }
+            return true
+        }
     }
 
     /// The encoded fields (see the layout above).

@@ -1,3 +1,5 @@
+import Wire
+
 /// An ordered list of HTTP header fields with case-insensitive names, as Alamofire's.
 ///
 /// Order is kept as fields are added, so what you build is what goes on the wire. Names compare
@@ -15,10 +17,45 @@
 /// headers["ACCEPT"]                                  // "text/plain"
 /// ```
 public struct HTTPHeaders: Equatable, Hashable, Sendable {
-    private var headers: [HTTPHeader] = []
+    /// The fields: built through the API, or a received field section kept as its bytes.
+    private var storage: Storage = .built([])
+
+    /// Where the fields live.
+    private enum Storage: Sendable {
+        /// Fields added through the API (or a received section after its first change).
+        case built([HTTPHeader])
+        /// A response's field section as received: names and values are decoded when read, so
+        /// recording a response allocates nothing beyond the block (see `init(received:)`).
+        case received(FieldBlock)
+    }
 
     /// Creates an empty instance.
     public init() {}
+
+    /// The headers of a received field section, every field kept in order (repeats too), each
+    /// name and value decoded as `FieldBlock.Field` decodes it, when read.
+    ///
+    /// - Parameter block: The section as received.
+    init(received block: FieldBlock) {
+        storage = .received(block)
+    }
+
+    /// Every field, decoded: the stored array, or a new one for a received section.
+    private var headers: [HTTPHeader] {
+        switch storage {
+        case .built(let headers): headers
+        case .received(let block): block.map { HTTPHeader(name: $0.name, value: $0.value) }
+        }
+    }
+
+    /// Runs `body` on the fields as an array, storing the result: a received section becomes
+    /// built fields at its first change.
+    private mutating func mutateFields<Result>(_ body: (inout [HTTPHeader]) -> Result) -> Result {
+        var fields = headers
+        storage = .built([])  // drop the old reference so `fields` is uniquely owned
+        defer { storage = .built(fields) }
+        return body(&fields)
+    }
 
     /// Creates an instance from an array of fields, keeping one field per name.
     ///
@@ -58,12 +95,12 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     ///   - name:  The field name.
     ///   - value: The field value.
     package mutating func appendField(name: String, value: String) {
-        headers.append(HTTPHeader(name: name, value: value))
+        mutateFields { $0.append(HTTPHeader(name: name, value: value)) }
     }
 
-    /// Makes room for `count` fields (the transport knows a response's field count up front).
+    /// Makes room for `count` fields.
     mutating func reserveCapacity(_ count: Int) {
-        headers.reserveCapacity(count)
+        mutateFields { $0.reserveCapacity(count) }
     }
 
     /// Adds a field, or replaces the field of the same name (compared case-insensitively) in place.
@@ -92,17 +129,19 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     ///
     /// - Parameter header: The field to set.
     public mutating func update(_ header: HTTPHeader) {
-        guard let first = headers.firstIndex(named: header.name) else {
-            headers.append(header)
-            return
-        }
-        headers[first] = header
-        var index = headers.index(after: first)
-        while index < headers.endIndex {
-            if headers[index].hasName(header.name) {
-                headers.remove(at: index)
-            } else {
-                index = headers.index(after: index)
+        mutateFields { headers in
+            guard let first = headers.firstIndex(named: header.name) else {
+                headers.append(header)
+                return
+            }
+            headers[first] = header
+            var index = headers.index(after: first)
+            while index < headers.endIndex {
+                if headers[index].hasName(header.name) {
+                    headers.remove(at: index)
+                } else {
+                    index = headers.index(after: index)
+                }
             }
         }
     }
@@ -111,12 +150,12 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     ///
     /// - Parameter name: The field name, matched case-insensitively. Nothing happens if absent.
     public mutating func remove(name: String) {
-        headers.removeAll { $0.hasName(name) }
+        mutateFields { $0.removeAll { $0.hasName(name) } }
     }
 
     /// Sorts the fields by lowercased name, keeping the relative order of fields with equal names.
     public mutating func sort() {
-        headers = sortedFields()
+        storage = .built(sortedFields())
     }
 
     /// Returns a copy sorted by lowercased name, keeping the relative order of fields with equal names.
@@ -124,7 +163,7 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     /// - Returns: The sorted copy.
     public func sorted() -> HTTPHeaders {
         var copy = HTTPHeaders()
-        copy.headers = sortedFields()
+        copy.storage = .built(sortedFields())
         return copy
     }
 
@@ -133,7 +172,10 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     /// - Parameter name: The field name, matched case-insensitively.
     /// - Returns: The first matching value, or `nil` if there is no such field.
     public func value(for name: String) -> String? {
-        headers.firstIndex(named: name).map { headers[$0].value }
+        switch storage {
+        case .built(let headers): headers.firstIndex(named: name).map { headers[$0].value }
+        case .received(let block): block.first { $0.hasName(ignoringCase: name) }?.value
+        }
     }
 
     /// Returns the values of every field with the given name, in order.
@@ -141,7 +183,10 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     /// - Parameter name: The field name, matched case-insensitively.
     /// - Returns: The matching values; empty if there is no such field.
     public func values(for name: String) -> [String] {
-        headers.filter { $0.hasName(name) }.map(\.value)
+        switch storage {
+        case .built(let headers): headers.filter { $0.hasName(name) }.map(\.value)
+        case .received(let block): block.filter { $0.hasName(ignoringCase: name) }.map(\.value)
+        }
     }
 
     /// Reads or replaces the value for a name.
@@ -223,21 +268,35 @@ extension HTTPHeaders: Sequence {
 
 extension HTTPHeaders: Collection {
     /// The position of the first field.
-    public var startIndex: Int { headers.startIndex }
+    public var startIndex: Int { 0 }
 
     /// The position one past the last field.
-    public var endIndex: Int { headers.endIndex }
+    public var endIndex: Int {
+        switch storage {
+        case .built(let headers): headers.count
+        case .received(let block): block.count
+        }
+    }
 
     /// The field at a position.
     ///
     /// - Parameter position: A valid index.
-    public subscript(position: Int) -> HTTPHeader { headers[position] }
+    public subscript(position: Int) -> HTTPHeader {
+        switch storage {
+        case .built(let headers):
+            return headers[position]
+        case .received(let block):
+            precondition(position >= 0 && position < block.count, "HTTPHeaders index out of range")
+            let field = block[block.index(block.startIndex, offsetBy: position)]
+            return HTTPHeader(name: field.name, value: field.value)
+        }
+    }
 
     /// The position after `i`.
     ///
     /// - Parameter i: A valid index before ``endIndex``.
     /// - Returns: `i + 1`.
-    public func index(after i: Int) -> Int { headers.index(after: i) }
+    public func index(after i: Int) -> Int { i + 1 }
 }
 
 extension HTTPHeaders: BidirectionalCollection, RandomAccessCollection {
@@ -245,7 +304,29 @@ extension HTTPHeaders: BidirectionalCollection, RandomAccessCollection {
     ///
     /// - Parameter i: A valid index after ``startIndex``.
     /// - Returns: `i - 1`.
-    public func index(before i: Int) -> Int { headers.index(before: i) }
+    public func index(before i: Int) -> Int { i - 1 }
+}
+
+extension HTTPHeaders {
+    /// Whether both hold the same fields in the same order, names spelled alike; received and
+    /// built fields compare by their decoded strings.
+    ///
+    /// - Parameters:
+    ///   - lhs: Headers.
+    ///   - rhs: Other headers.
+    /// - Returns: `true` if the fields are equal one by one.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        if case .built(let left) = lhs.storage, case .built(let right) = rhs.storage { return left == right }
+        return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    }
+
+    /// Hashes the fields in order, as `==` compares them.
+    ///
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for field in self { hasher.combine(field) }
+    }
 }
 
 extension HTTPHeaders: CustomStringConvertible {

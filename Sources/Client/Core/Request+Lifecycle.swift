@@ -44,9 +44,9 @@ final class RequestLifecycle: Sendable {
 
     struct State: Sendable {
         /// Every URLRequest created (after adapters), one per attempt.
-        var requests: [URLRequest] = []
+        var requests = AttemptList<URLRequest>()
         /// Every task, one per attempt.
-        var tasks: [URLSessionTask] = []
+        var tasks = AttemptList<URLSessionTask>()
         /// Where the last task is between its creation and `didCompleteTask` (see ``TaskPhase``).
         var taskPhase = TaskPhase.running(since: Date(timeIntervalSinceReferenceDate: 0), metrics: nil)
         /// The request's own monitors (``Request/eventMonitor(_:)``), after the session's.
@@ -94,19 +94,19 @@ extension Request {
     // MARK: Attempts
 
     /// Every URLRequest the request created, one per attempt (after adapters).
-    public var requests: [URLRequest] { lifecycle.state.withLock { $0.requests } }
+    public var requests: [URLRequest] { lifecycle.state.withLock { $0.requests.all } }
     /// The first URLRequest created.
-    public var firstRequest: URLRequest? { requests.first }
+    public var firstRequest: URLRequest? { lifecycle.state.withLock { $0.requests.first } }
     /// The last URLRequest created.
-    public var lastRequest: URLRequest? { requests.last }
+    public var lastRequest: URLRequest? { lifecycle.state.withLock { $0.requests.last } }
     /// The URLRequests each task sent (its `currentRequest`).
     public var performedRequests: [URLRequest] { tasks.compactMap(\.currentRequest) }
     /// Every task, one per attempt.
-    public var tasks: [URLSessionTask] { lifecycle.state.withLock { $0.tasks } }
+    public var tasks: [URLSessionTask] { lifecycle.state.withLock { $0.tasks.all } }
     /// The first task.
-    public var firstTask: URLSessionTask? { tasks.first }
+    public var firstTask: URLSessionTask? { lifecycle.state.withLock { $0.tasks.first } }
     /// The last task.
-    public var lastTask: URLSessionTask? { tasks.last }
+    public var lastTask: URLSessionTask? { lifecycle.state.withLock { $0.tasks.last } }
     /// The current (last) task, once the first attempt created one.
     public var task: URLSessionTask? { lifecycle.state.withLock { $0.tasks.last } }
 

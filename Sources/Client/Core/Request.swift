@@ -489,9 +489,7 @@ public class Request: @unchecked Sendable {
     /// (its cookies were stored by the receiver's cookie stage just before).
     func record(head: TransportResponseHead) {
         guard let url = mutable.withLock({ $0.inFlight?.url }) else { return }
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(head.fields.count)
-        for field in head.fields { headers.appendField(name: field.name, value: field.value) }
+        let headers = HTTPHeaders(received: head.fields)  // decoded when read
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers,
                                        reasonPhrase: head.reason)
         mutable.withLock { $0.response = response }

@@ -101,13 +101,19 @@ extension DataPreprocessor where Self == GoogleXSSIPreprocessor {
     public static var googleXSSI: GoogleXSSIPreprocessor { GoogleXSSIPreprocessor() }
 }
 
+/// The defaults below, built once: a protocol extension cannot store a `static let`, and a set
+/// literal read through a computed property allocates its storage on every read (twice per
+/// `responseData` call, through its default arguments).
+private let storedEmptyRequestMethods: Set<HTTPMethod> = [.head]
+private let storedEmptyResponseCodes: Set<Int> = [204, 205]
+
 extension ResponseSerializer {
     /// ``PassthroughPreprocessor``.
     public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
     /// `[.head]`.
-    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { storedEmptyRequestMethods }
     /// `[204, 205]`.
-    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { storedEmptyResponseCodes }
 
     /// ``defaultDataPreprocessor``.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }
