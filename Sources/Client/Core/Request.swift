@@ -306,6 +306,8 @@ public class Request: @unchecked Sendable {
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
         case .restartExchange: if isMonitored { emit { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
+        case .runSerializer(let serializer, let announcesFinish): if announcesFinish { announceFinish() }; serializer(onWorker)
+        case .finishSerializing(let completions): context.untrack(self); for completion in completions { completion(onWorker) }
         case .startFollowUp(let next): startFollowUp(next)
         case .askRedirectHandler(let next): askRedirectHandler(next)
         }
@@ -528,8 +530,10 @@ public class Request: @unchecked Sendable {
     /// Adds a handler that runs once the request finished (at once, on this thread, if it
     /// already has), and starts the request if the session starts requests on the first handler.
     /// `package`: LariatOpenAPI learns of a request that ended before its response head with it.
-    package func appendResponseHandler(_ handler: @escaping ResponseHandler) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
+    /// `serializer`: a response serializer, which must report ``serializerFinished(_:failure:onWorker:deliver:replacingFailure:)``
+    /// (`Request+Retry.swift`): serializers run one at a time and may retry the request.
+    package func appendResponseHandler(_ handler: @escaping ResponseHandler, serializer: Bool = false) {
+        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler, serializer: serializer) }) {
             for handler in ready { handler(false) }
         } else if startsOnFirstHandler {
             resume()
