@@ -20,7 +20,8 @@ extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handl
         case (.startFollowUp(let a), .startFollowUp(let b)), (.askRedirectHandler(let a), .askRedirectHandler(let b)): return a == b
         case (.scheduleRetry(let a), .scheduleRetry(let b)): return a == b
         case (.executeExchange(let a), .executeExchange(let b)), (.cancelExchange(let a), .cancelExchange(let b)): return a == b
-        case (.runHandlers(let a), .runHandlers(let b)): return a == b
+        case (.runHandlers(let a), .runHandlers(let b)), (.finishSerializing(let a), .finishSerializing(let b)): return a == b
+        case (.runSerializer(let a, let x), .runSerializer(let b, let y)): return a == b && x == y
         default: return false
         }
     }
@@ -42,6 +43,13 @@ struct RequestStateMachineTests {
         case decided(Double?)
         /// A retry's delay elapsed.
         case delayElapsed
+        /// A response serializer was added.
+        case serializer(String)
+        /// The running serializer reported: failed or not, with a retrier or not; its completion
+        /// is named after it ("done(name)") when the machine holds it.
+        case serialized(String, failed: Bool, retrier: Bool)
+        /// The retrier answered `.doNotRetryWithError` for a serializer: this completion replaces its own.
+        case declinedReplacing(String)
 
         var description: String {
             switch self {
@@ -58,6 +66,9 @@ struct RequestStateMachineTests {
             case .decided(let delay): "decided(\(delay.map { "\($0)" } ?? "no"))"
             case .delayElapsed: "delayElapsed"
             case .prepare: "prepare"
+            case .serializer(let name): "serializer(\(name))"
+            case .serialized(let name, let failed, let retrier): "serialized(\(name), failed: \(failed), retrier: \(retrier))"
+            case .declinedReplacing(let name): "declinedReplacing(\(name))"
             }
         }
 
@@ -77,6 +88,10 @@ struct RequestStateMachineTests {
             case .decided(let delay): machine.retryDecided(retry: delay)
             case .delayElapsed: machine.retryDelayElapsed()
             case .prepare: machine.prepare()
+            case .serializer(let name): machine.handlerAppended(name, serializer: true)
+            case .serialized(let name, let failed, let retrier):
+                machine.serializerFinished(failed: failed, hasRetrier: retrier) { "done(\(name))" }.action
+            case .declinedReplacing(let name): machine.retryDecided(retry: nil, replacement: name)
             }
         }
     }
@@ -355,7 +370,7 @@ struct RequestStateMachineTests {
                     handlersRun += handlers.count
                     if case .handler = event {} else { finished = true }
                 case .none, .cancelExchange, .startFollowUp, .askRedirectHandler, .reportTaskSuspended, .pauseExchange,
-                     .resumeExchange: break
+                     .resumeExchange, .runSerializer, .finishSerializing: break  // no serializers in these walks
                 }
             }
             #expect(starts <= 1, "\(trace)")

@@ -113,15 +113,16 @@ public class DataRequest: Request, @unchecked Sendable {
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
-        // Through the serialization queue like every serializer, so handlers complete in the order
-        // they were added: this cheap one must not overtake an earlier, slower serializer.
-        appendResponseHandler { [self] _ in serializationQueue.async { [self] in
+        // A serializer that never fails (Alamofire's: no retrier is asked), taking its turn on the
+        // serialization queue, so handlers complete in the order they were added.
+        appendSerializer { [self] _ in serializationQueue.async { [self] in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
             let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
             if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
-            queue.async { completionHandler(value) }
+            serializerFinished(value, failure: nil, onWorker: true, deliver: { value in queue.async { completionHandler(value) } },
+                               replacingFailure: { value, _ in value })
         } }
         return self
     }
@@ -144,8 +145,8 @@ public class DataRequest: Request, @unchecked Sendable {
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] _ in
-            serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+        appendSerializer { [self] _ in
+            serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
         }
     }
 
@@ -158,12 +159,20 @@ public class DataRequest: Request, @unchecked Sendable {
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] onWorker in
+        appendSerializer { [self] onWorker in
             if onWorker || buffer.count <= Self.inlineSerializationLimit {
-                deliver(serialized(using: responseSerializer))
+                finished(serialized(using: responseSerializer), onWorker: onWorker, deliver: deliver)
             } else {
-                serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+                serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
             }
+        }
+    }
+
+    /// Reports a serializer's response: delivered now or held, or its failure retried.
+    private func finished<Value: Sendable>(_ value: AFDataResponse<Value>, onWorker: Bool,
+                                           deliver: @escaping @Sendable (AFDataResponse<Value>) -> Void) {
+        serializerFinished(value, failure: value.error, onWorker: onWorker, deliver: deliver) { value, error in
+            value.mapError { _ in error }
         }
     }
 

@@ -16,16 +16,17 @@ extension DownloadRequest {
     @discardableResult
     public func response(queue: DispatchQueue = .main,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
-        // Through the serialization queue like every serializer, so handlers complete in the order
-        // they were added: this cheap one must not overtake an earlier, slower serializer.
-        appendResponseHandler { [self] _ in serializationQueue.async { [self] in
+        // A serializer that never fails (Alamofire's: no retrier is asked), taking its turn on the
+        // serialization queue, so handlers complete in the order they were added.
+        appendSerializer { [self] _ in serializationQueue.async { [self] in
             let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
             let fileURL = self.fileURL
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
             let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                          metrics: metrics, serializationDuration: 0, result: result)
             if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
-            queue.async { completionHandler(value) }
+            serializerFinished(value, failure: nil, onWorker: true, deliver: { value in queue.async { completionHandler(value) } },
+                               replacingFailure: { value, _ in value })
         } }
         return self
     }
@@ -48,8 +49,8 @@ extension DownloadRequest {
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] _ in
-            serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+        appendSerializer { [self] _ in
+            serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
         }
     }
 
@@ -61,12 +62,20 @@ extension DownloadRequest {
         using responseSerializer: Serializer,
         deliver: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendResponseHandler { [self] onWorker in
+        appendSerializer { [self] onWorker in
             if onWorker {
-                deliver(serialized(using: responseSerializer))
+                finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver)
             } else {
-                serializationQueue.async { [self] in deliver(serialized(using: responseSerializer)) }
+                serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
             }
+        }
+    }
+
+    /// Reports a serializer's response: delivered now or held, or its failure retried.
+    private func finished<Value: Sendable>(_ value: AFDownloadResponse<Value>, onWorker: Bool,
+                                           deliver: @escaping @Sendable (AFDownloadResponse<Value>) -> Void) {
+        serializerFinished(value, failure: value.error, onWorker: onWorker, deliver: deliver) { value, error in
+            value.mapError { _ in error }
         }
     }
 

@@ -169,7 +169,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
         if failed, keepForResuming() { return }
         guard !failed else { return sink.discard(fileManager) }
         didFinishDownloading(to: temporary)
-        guard let destination, let response else {
+        guard let destination, let response = response ?? localFileResponse() else {
             // Without a destination the file stays where it was written, and that is its
             // destination: monitors hear of it as of any other (Alamofire reports its default one).
             if isMonitored { emit { [self] in $0.request(self, didCreateDestinationURL: temporary) } }

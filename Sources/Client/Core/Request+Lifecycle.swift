@@ -344,8 +344,14 @@ extension Request {
 
     /// The request finished: no further attempt follows.
     func didFinish() {
-        emit(notified: true) { [self] in $0.requestDidFinish(self) }
+        announceFinish()
         context.untrack(self)
+    }
+
+    /// Reports `requestDidFinish`: the attempt's outcome stands and its serializers run (once per
+    /// attempt that reaches them, as Alamofire; a serializer's retry may follow).
+    func announceFinish() {
+        emit(notified: true) { [self] in $0.requestDidFinish(self) }
     }
 }
 

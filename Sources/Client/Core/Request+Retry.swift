@@ -69,27 +69,37 @@ extension Request {
 
     /// Asks the request's retrier, then the session's, on the request's queue (retriers are user
     /// code; the exchange may have ended on a connection's loop). The answer is acted on on the
-    /// same queue, whatever thread the retrier answers from.
-    func askRetrier() {
-        guard let retrier = context.retrier(for: self), let error = error else {
+    /// same queue, whatever thread the retrier answers from. `serializer`: a response serializer
+    /// failed with this error (`Request+Serializers.swift`), and `replacement` makes the
+    /// completion to hold for `.doNotRetryWithError`; `nil`: the request itself failed.
+    func askRetrier(serializer: (error: AFError, replacement: @Sendable (AFError) -> ResponseHandler)? = nil) {
+        guard let retrier = context.retrier(for: self), let error = serializer?.error ?? error else {
             preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
         }
+        let replacement = serializer?.replacement
         underlyingQueue.async { [self] in
             // Retriers are given the session; once it was released there is nothing to retry on.
-            guard let session = context.session else { return retrierAnswered(.doNotRetry, originalError: error) }
+            guard let session = context.session else {
+                return retrierAnswered(.doNotRetry, originalError: error, replacement: replacement)
+            }
             retrier.retry(self, for: session, dueTo: error) { [self] result in
-                underlyingQueue.async { [self] in retrierAnswered(result, originalError: error) }
+                underlyingQueue.async { [self] in retrierAnswered(result, originalError: error, replacement: replacement) }
             }
         }
     }
 
-    private func retrierAnswered(_ result: RetryResult, originalError: AFError) {
+    private func retrierAnswered(_ result: RetryResult, originalError: AFError,
+                                 replacement: (@Sendable (AFError) -> ResponseHandler)?) {
         let action = mutable.withLock { state in
+            var replacing: ResponseHandler?
             // A cancel while the retrier decided keeps `explicitlyCancelled`.
             if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
-                state.error = .requestRetryFailed(retryError: retryError, originalError: originalError)
+                let failure = AFError.requestRetryFailed(retryError: retryError, originalError: originalError)
+                // A serializer's failure is replaced in its own response only (Alamofire's
+                // serializers); a request's failure becomes the request's error.
+                if let replacement { replacing = replacement(failure) } else { state.error = failure }
             }
-            return state.machine.retryDecided(retry: retryDelay(result.delay, firstStart: state.firstStart))
+            return state.machine.retryDecided(retry: retryDelay(result.delay, firstStart: state.firstStart), replacement: replacing)
         }
         perform(action, onWorker: true)
     }

@@ -107,6 +107,9 @@ public class Request: @unchecked Sendable {
         /// The current exchange's receiver: a held redirect is delivered through it once the
         /// redirect handler declined (`Request+FollowUp.swift`).
         var receiver: ExchangeReceiver?
+        /// A `file://` request's exchange and its opened file, streamed when the machine sends
+        /// it (`Features/FileURL/Request+FileURL.swift`).
+        var file: (exchange: Exchange, source: FileURLSource)?
     }
     let mutable = Mutex(Mutable())
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
@@ -296,7 +299,9 @@ public class Request: @unchecked Sendable {
         switch action {
         case .none: break
         case .startExchange: if let queue = context.givenRequestQueue { queue.async { self.start() } } else { start() }
-        case .executeExchange(let exchange): didResumeTask(); if !serveFromCache(exchange) { context.pool.execute(exchange) }
+        case .executeExchange(let exchange):
+            didResumeTask()
+            if !serveFromCache(exchange), !serveFromFile(exchange) { context.pool.execute(exchange) }
         case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
         case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
         case .resumeExchange(let exchange): didResumeTask(); if pausesReadingOnSuspend { exchange.resumeReading() }
@@ -306,6 +311,8 @@ public class Request: @unchecked Sendable {
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
         case .restartExchange: if isMonitored { emit { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
+        case .runSerializer(let serializer, let announcesFinish): if announcesFinish { announceFinish() }; serializer(onWorker)
+        case .finishSerializing(let completions): context.untrack(self); for completion in completions { completion(onWorker) }
         case .startFollowUp(let next): startFollowUp(next)
         case .askRedirectHandler(let next): askRedirectHandler(next)
         }
@@ -379,6 +386,10 @@ public class Request: @unchecked Sendable {
     /// `isFollowUp`: a redirect's or a challenge answer's exchange, which creates no URLRequest
     /// of the request's own (URLSession's hops never reach Alamofire's `requests` either).
     private func send(_ urlRequest: URLRequest, uploadBody: RequestBody?, firstStart: Deadline, isRecorded: Bool, isFollowUp: Bool = false) {
+        // The user's own file:// URL is read locally; a hop's (a server's Location) is refused below.
+        if !isFollowUp, let url = urlRequest.url, url.isFileURL {
+            return sendFile(urlRequest, url: url, uploadBody: uploadBody, isRecorded: isRecorded)
+        }
         var urlRequest = urlRequest
         switch cacheBeforeSend(urlRequest) {
         case .network(let sending): urlRequest = sending
@@ -421,7 +432,7 @@ public class Request: @unchecked Sendable {
     /// Ends a follow-up whose request could not be built.
     func failFollowUp(_ error: AFError) { startFailed(error) }
 
-    private func startFailed(_ error: AFError) {
+    func startFailed(_ error: AFError) {
         perform(mutable.withLock { state in
             state.error = state.error ?? error
             return state.machine.startFailed()
@@ -475,6 +486,7 @@ public class Request: @unchecked Sendable {
     /// handler or, for a failure with a retrier, the retrier's decision.
     private func complete(onWorker: Bool) {
         taskEnded(bytesSent: nil)  // no-op unless a held, never-run exchange was cancelled
+        closeUnsentFile()
         didComplete()
         storeInCache()
         runValidators()
@@ -488,7 +500,8 @@ public class Request: @unchecked Sendable {
     /// Records the response head. Every hop's head passes here, a redirect's drained one too
     /// (its cookies were stored by the receiver's cookie stage just before).
     func record(head: TransportResponseHead) {
-        guard let url = mutable.withLock({ $0.inFlight?.url }) else { return }
+        // A file:// load has no HTTP response (URLSession gives a plain URLResponse; Alamofire's `response` is nil).
+        guard let url = mutable.withLock({ $0.inFlight?.url }), !url.isFileURL else { return }
         let headers = HTTPHeaders(received: head.fields)  // decoded when read
         let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.versionString, headers: headers,
                                        reasonPhrase: head.reason)
@@ -526,8 +539,10 @@ public class Request: @unchecked Sendable {
     /// Adds a handler that runs once the request finished (at once, on this thread, if it
     /// already has), and starts the request if the session starts requests on the first handler.
     /// `package`: LariatOpenAPI learns of a request that ended before its response head with it.
-    package func appendResponseHandler(_ handler: @escaping ResponseHandler) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler) }) {
+    /// `serializer`: a response serializer, which must report ``serializerFinished(_:failure:onWorker:deliver:replacingFailure:)``
+    /// (`Request+Retry.swift`): serializers run one at a time and may retry the request.
+    package func appendResponseHandler(_ handler: @escaping ResponseHandler, serializer: Bool = false) {
+        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler, serializer: serializer) }) {
             for handler in ready { handler(false) }
         } else if startsOnFirstHandler {
             resume()

@@ -54,8 +54,24 @@
 //   once; the pending timer's `retryDelayElapsed` then finds the request over and is dropped.
 //
 // `completing` no longer finishes by itself: the request records the outcome, runs validators,
-// then reports `outcomeRecorded` and the machine decides between finishing and asking the
+// then reports `outcomeRecorded` and the machine decides between serializing and asking the
 // retrier. Only a failed, uncancelled request with a retrier asks (Alamofire's `retryOrFinish`).
+//
+// Serializing (Alamofire's response serializers, one at a time, in the order they were added;
+// their completions are held until the last one ran, then called in that order):
+//
+//   completing ──outcomeRecorded──▶ serializing ──serializerFinished(ok)──▶ serializing (next) … ──▶ finished
+//   (.resumed)   (no retry asked)    (.resumed)   action runSerializer(next), or finishSerializing(completions)
+//                                       │ serializerFinished(failed, retrier, not cancelled)
+//                                       ▼
+//                                    awaitingRetrier(failedSerializer) ──retryDecided(retry)──▶ waitingToRetry
+//                                       │ retryDecided(nil) ──▶ serializing (next; the failed one's completion, or its
+//                                       │                       replacement for `.doNotRetryWithError`, is held)
+//   A retry forgets the held completions: every serializer runs again on the next attempt's
+//   response, and none of them completes for the failed attempt. A plain handler (no serializer,
+//   e.g. `response(completionHandler:)`) is held as a completion when its turn comes.
+//   serializing ──cancel──▶ serializing(cancelled): no serializer failure is offered to the retrier.
+//   A serializer added once finished runs at once, without the retrier (the request is over).
 //
 // Follow-ups (a redirect or an answered authentication challenge; each is a new exchange of the
 // same request, built from the recorded next URLRequest, without adapters, as URLSession's own
@@ -136,10 +152,17 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         /// `outcomeRecorded`. Exits: outcomeRecorded → finished or awaitingRetrier; cancel does
         /// nothing (the outcome stands).
         case completing(cancelled: Bool)
-        /// The request failed and its retrier is deciding (user code, outside the lock).
-        /// `cancelled`: a cancel arrived meanwhile, so whatever the retrier says, it finishes.
-        /// Exits: retryDecided → waitingToRetry or finished.
-        case awaitingRetrier(cancelled: Bool)
+        /// The request (or, with `failedSerializer`, one of its response serializers) failed and
+        /// its retrier is deciding (user code, outside the lock). `failedSerializer`: the failed
+        /// serializer's completion, held if the retrier declines. `cancelled`: a cancel arrived
+        /// meanwhile, so whatever the retrier says, it does not retry.
+        /// Exits: retryDecided → waitingToRetry, serializing or finished.
+        case awaitingRetrier(cancelled: Bool, failedSerializer: Handler?)
+        /// The outcome stands; the queued serializers run one at a time (`serializerIndex` is the
+        /// running one), their completions held in `completions`. `cancelled`: the request was
+        /// cancelled (before or meanwhile): no failure is offered to the retrier.
+        /// Exits: serializerFinished → serializing (next), awaitingRetrier or finished.
+        case serializing(cancelled: Bool)
         /// A retry is scheduled; no exchange exists. Exits: retryDelayElapsed → starting;
         /// cancel → completing(cancelled).
         case waitingToRetry
@@ -174,8 +197,16 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         /// Reset the per-exchange state (error, response, body), then build the URLRequest and
         /// the exchange again, as ``startExchange``.
         case restartExchange
-        /// Run these response handlers, in order.
+        /// The request finished without a serializer to run: report it finished, then run these
+        /// handlers, in order (also: a handler added once finished, to run at once).
         case runHandlers([Handler])
+        /// Run this response serializer; it reports ``serializerFinished(failed:hasRetrier:completion:)``.
+        /// `announcesFinish`: the first of an attempt: report the request finished first (as
+        /// Alamofire's `requestDidFinish`, once per attempt that reaches its serializers).
+        case runSerializer(Handler, announcesFinish: Bool)
+        /// The last serializer ran: the request is finished (already reported); run these held
+        /// completions, in order.
+        case finishSerializing([Handler])
         /// Build the follow-up's exchange (no adapters), then report ``exchangeCreated(_:)`` or
         /// ``startFailed()``.
         case startFollowUp(FollowUp)
@@ -202,9 +233,20 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         case ignore
     }
 
+    /// A queued response handler: a serializer runs and reports back; a plain handler is held
+    /// as a completion when its turn comes.
+    private enum Entry {
+        case serializer(Handler)
+        case plain(Handler)
+    }
+
     private var state = State.initialized
     /// Handlers waiting for the request to finish; always empty once `finished`.
-    private var handlers: [Handler] = []
+    private var handlers: [Entry] = []
+    /// While `serializing`: the entry whose turn it is.
+    private var serializerIndex = 0
+    /// While `serializing`: completions of the serializers that ran, in order, held until the last.
+    private var completions: [Handler] = []
     /// How many retries started (Alamofire's `Request.retryCount`): counted when the retry's
     /// delay has elapsed and its exchange is being built, not when it is decided.
     private(set) var retryCount = 0
@@ -217,11 +259,11 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         case .initialized, .preparing, .prepared: return .initialized
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended:
             return .suspended
-        case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false), .waitingToRetry,
-             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(_, cancelled: false):
+        case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false, _), .waitingToRetry,
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(_, cancelled: false), .serializing(cancelled: false):
             return .resumed
-        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true), .finished(cancelled: true),
-             .awaitingRedirectHandler(_, cancelled: true):
+        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true, _), .finished(cancelled: true),
+             .awaitingRedirectHandler(_, cancelled: true), .serializing(cancelled: true):
             return .cancelled
         case .finished(cancelled: false): return .finished
         }
@@ -276,7 +318,7 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             state = .completing(cancelled: false)
             return .complete
         case .running, .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier, .waitingToRetry, .finished,
-             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler, .serializing:
             return .none  // Alamofire: resuming a running, retrying, cancelled or finished request does nothing.
         }
     }
@@ -296,7 +338,7 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             state = .suspendedRunning(exchange)
             return .pauseExchange(exchange)
         case .suspendedBeforeStart, .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended, .cancelledWhileStarting, .cancelling, .completing,
-             .awaitingRetrier, .waitingToRetry, .finished, .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler:
+             .awaitingRetrier, .waitingToRetry, .finished, .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler, .serializing:
             break  // Already suspended, in flight (cannot pause), between attempts, or over.
         }
         return .none
@@ -326,26 +368,32 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             // The handler's answer finishes the request; it cannot start another exchange now.
             state = .awaitingRedirectHandler(next: next, cancelled: true)
             return .none
-        case .awaitingRetrier(cancelled: false):
+        case .awaitingRetrier(cancelled: false, let failedSerializer):
             // The retrier's answer finishes the request; it cannot start another exchange now.
-            state = .awaitingRetrier(cancelled: true)
+            state = .awaitingRetrier(cancelled: true, failedSerializer: failedSerializer)
+            return .none
+        case .serializing(cancelled: false):
+            // The outcome stands; the serializers go on, but none is retried (Alamofire's
+            // serializer asks the retrier only for an uncancelled request).
+            state = .serializing(cancelled: true)
             return .none
         case .waitingToRetry:
             // Nothing is on the wire: end now rather than when the delay would have elapsed.
             state = .completing(cancelled: true)
             return .complete
-        case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true), .finished,
-             .awaitingRedirectHandler(_, cancelled: true):
+        case .cancelledWhileStarting, .cancelling, .completing, .awaitingRetrier(cancelled: true, _), .finished,
+             .awaitingRedirectHandler(_, cancelled: true), .serializing(cancelled: true):
             // Cancel racing completion: the transport's end got here first, so the response
             // stands and the cancel does nothing (as Alamofire's cancel of a finished request).
             return .none
         }
     }
 
-    /// A response handler was added.
-    mutating func handlerAppended(_ handler: Handler) -> Action {
+    /// A response handler was added: a plain one (`serializer: false`) or a response serializer,
+    /// which reports ``serializerFinished(failed:hasRetrier:completion:)`` when it ran.
+    mutating func handlerAppended(_ handler: Handler, serializer: Bool = false) -> Action {
         if case .finished = state { return .runHandlers([handler]) }
-        handlers.append(handler)
+        handlers.append(serializer ? .serializer(handler) : .plain(handler))
         return .none
     }
 
@@ -443,21 +491,83 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             preconditionFailure("outcomeRecorded in state \(state): it follows completing, once")
         }
         if failed, hasRetrier, !cancelled {
-            state = .awaitingRetrier(cancelled: false)
+            state = .awaitingRetrier(cancelled: false, failedSerializer: nil)
             return .askRetrier
         }
-        return finish(cancelled: cancelled)
+        return startSerializing(cancelled: cancelled)
     }
 
     /// The retrier answered: `retry` is the delay in seconds to retry after, `nil` for no retry
     /// (the request records any retry error before reporting).
-    mutating func retryDecided(retry delay: Double?) -> Action {
-        guard case .awaitingRetrier(let cancelled) = state else {
+    /// After a serializer's failure, `replacement` (the request's `.doNotRetryWithError`) is held
+    /// instead of the failed serializer's own completion when there is no retry.
+    mutating func retryDecided(retry delay: Double?, replacement: Handler? = nil) -> Action {
+        guard case .awaitingRetrier(let cancelled, let failedSerializer) = state else {
             preconditionFailure("retryDecided in state \(state): only the retrier's one answer reports it")
         }
-        guard let delay, !cancelled else { return finish(cancelled: cancelled) }
+        guard let delay, !cancelled else {
+            guard let failedSerializer else { return startSerializing(cancelled: cancelled) }
+            completions.append(replacement ?? failedSerializer)
+            serializerIndex += 1
+            state = .serializing(cancelled: cancelled)
+            return nextSerializer(announcesFinish: false)
+        }
+        // Every serializer runs again on the retry's response; none completes for this attempt.
+        (serializerIndex, completions) = (0, [])
         state = .waitingToRetry
         return .scheduleRetry(delay: max(0, delay))
+    }
+
+    /// The running serializer finished. `failed`: its result is a failure, offered to the retrier
+    /// when there is one and the request was not cancelled. `completion` makes the handler that
+    /// delivers its result; it is called only when that must be held.
+    /// Returns `deliverNow`: deliver the result at once, before performing `action` (it is the
+    /// last one and nothing is held before it, or the request was already over).
+    mutating func serializerFinished(failed: Bool, hasRetrier: Bool, completion: () -> Handler) -> (deliverNow: Bool, action: Action) {
+        switch state {
+        case .serializing(let cancelled):
+            if failed, hasRetrier, !cancelled {
+                state = .awaitingRetrier(cancelled: false, failedSerializer: completion())
+                return (false, .askRetrier)
+            }
+            serializerIndex += 1
+            if completions.isEmpty, serializerIndex == handlers.count {
+                return (true, finishSerializing())
+            }
+            completions.append(completion())
+            return (false, nextSerializer(announcesFinish: false))
+        case .finished:
+            return (true, .none)  // added once finished: runs at once, outside the serializing turn
+        default:
+            preconditionFailure("serializerFinished in state \(state): only a running serializer reports it, once")
+        }
+    }
+
+    /// The outcome stands: run the queued serializers, or finish when there is none.
+    private mutating func startSerializing(cancelled: Bool) -> Action {
+        (serializerIndex, completions) = (0, [])
+        state = .serializing(cancelled: cancelled)
+        return nextSerializer(announcesFinish: true)
+    }
+
+    /// Holds the plain handlers up to the next serializer and runs it; finishes after the last.
+    private mutating func nextSerializer(announcesFinish: Bool) -> Action {
+        while serializerIndex < handlers.count {
+            switch handlers[serializerIndex] {
+            case .serializer(let handler): return .runSerializer(handler, announcesFinish: announcesFinish)
+            case .plain(let handler): completions.append(handler); serializerIndex += 1
+            }
+        }
+        guard announcesFinish else { return finishSerializing() }
+        guard case .serializing(let cancelled) = state else { preconditionFailure("nextSerializer in state \(state)") }
+        return finish(cancelled: cancelled)
+    }
+
+    private mutating func finishSerializing() -> Action {
+        guard case .serializing(let cancelled) = state else { preconditionFailure("finishSerializing in state \(state)") }
+        let ready = completions
+        (state, handlers, completions, serializerIndex) = (.finished(cancelled: cancelled), [], [], 0)
+        return .finishSerializing(ready)
     }
 
     /// The retry's delay elapsed: build the next exchange.
@@ -489,10 +599,10 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         return .startFollowUp(next)
     }
 
+    /// Finishes with no serializer run: every queued handler is plain, held in `completions`.
     private mutating func finish(cancelled: Bool) -> Action {
-        state = .finished(cancelled: cancelled)
-        let ready = handlers
-        handlers = []
+        let ready = completions
+        (state, handlers, completions, serializerIndex) = (.finished(cancelled: cancelled), [], [], 0)
         return .runHandlers(ready)
     }
 }
