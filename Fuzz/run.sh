@@ -10,6 +10,11 @@
 #
 # Prints the number of executions and the final coverage; exits 1 on any finding (crash, oracle
 # violation, leak, timeout, out-of-memory), 2 on bad usage or a failed build.
+#
+# LARIAT_FUZZ_SANITIZER=none builds without AddressSanitizer (`-sanitize=fuzzer` only, scratch path
+# .build-fuzzer) for long campaigns: ASan costs 3 to 10 times the executions. Such a run proves
+# nothing about memory safety by itself: replay its corpus under ASan afterwards (replay.sh, which
+# long-run.sh calls), so every input it kept gets AddressSanitizer's verdict.
 set -euo pipefail
 
 TARGETS="parser chunked serializer chunkedencode host disposition multipart form pem certificate chain crl ocsp pkcs12"
@@ -31,7 +36,11 @@ export SWIFT_BACKTRACE=enable=no
 
 # The flags reach every Swift module, the Lariat package included, so Wire is instrumented.
 # `-enable-testing` lets the Client targets `@testable import` the internal parsers they fuzz.
-build=(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
+case ${LARIAT_FUZZ_SANITIZER:-address} in
+    address) build=(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing) ;;
+    none) build=(swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -enable-testing --scratch-path .build-fuzzer) ;;
+    *) echo "LARIAT_FUZZ_SANITIZER: address or none" >&2; exit 2 ;;
+esac
 if ! "${build[@]}" --product "$target" >&2; then
     echo "fuzz $target: build failed" >&2
     exit 2
@@ -62,7 +71,7 @@ SECONDS=0
 executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
 coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*' <<<"$last" || true)
-echo "fuzz $target: ${executions:-0} executions in ${SECONDS}s; ${coverage:-no coverage line}"
+echo "fuzz $target (${LARIAT_FUZZ_SANITIZER:-address}): ${executions:-0} executions in ${SECONDS}s; ${coverage:-no coverage line}"
 
 if [[ $status -ne 0 || $(findings) -gt $before ]]; then
     echo "fuzz $target: FINDING (libFuzzer exit status $status); end of $log:" >&2

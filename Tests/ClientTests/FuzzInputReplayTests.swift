@@ -89,19 +89,34 @@ struct FuzzInputReplayTests {
         }
     }
 
-    @Test("form: percent-decoding the output gives back the pairs")
+    /// Alamofire's `alphabetizeKeyValuePairs` sorts the serialized `name=value` segments as text,
+    /// not the keys: the segments come out ascending and decode to the input pairs, in the order
+    /// of their escaped text (Fuzz/FailCases/form-empty-key-sorts-after-digits: `101=` sorts before
+    /// `=…`, so the empty key follows "101"; the key-order oracle this replaced was wrong).
+    @Test("form: the output's segments are ascending and decode to exactly the pairs")
     func form() throws {
         for (name, bytes) in fuzzInputs("form") {
             let pieces = bytes.split(separator: 0xFF, maxSplits: 15, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             var pairs: [String: String] = [:]
             for index in stride(from: 0, to: pieces.count - 1, by: 2) { pairs[pieces[index]] = pieces[index + 1] }
             let text: String = try URLEncodedFormEncoder().encode(pairs)
-            let decoded: [[String]] = text.isEmpty ? [] : text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let segments = text.isEmpty ? [] : text.split(separator: "&", omittingEmptySubsequences: false)
+            #expect(segments == segments.sorted(), "\(name): \(text)")
+            let decoded: [[String]] = segments.map { pair in
                 let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 return halves.map { String(decoding: percentDecodedBytes($0) ?? [], as: UTF8.self) }
             }
-            #expect(decoded == pairs.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }, "\(name): \(text)")
+            #expect(decoded.sorted { $0[0] < $1[0] } == pairs.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }, "\(name): \(text)")
         }
+    }
+
+    /// The finding's pairs, as Alamofire orders them: by the serialized segment (`1` < `=`), so
+    /// the empty key comes second; its value's invalid UTF-8 became U+FFFD before encoding.
+    @Test("form: an empty key sorts by its segment, after a key of digits")
+    func emptyKeySortsBySegment() throws {
+        let pairs = ["101": "", "": "\u{FFFD}\u{FFFD}?"]
+        #expect(try URLEncodedFormEncoder().encode(pairs) as String == "101=&=%EF%BF%BD%EF%BF%BD?")
+        #expect(try URLEncodedFormEncoder().encode(["a": "1", "a-": "2"]) as String == "a-=2&a=1")
     }
 }
 
