@@ -40,7 +40,11 @@ struct StreamingMemoryTests {
         #expect(peak > 4 * 1024, "the sampler saw the running process (VmHWM \(peak) KiB)")
         let environment = ProcessInfo.processInfo.environment
         let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
-        #expect(sanitized || peak < 32 * 1024, "peak RSS \(peak) KiB")
+        // Peak RSS is mostly the probe's mapped libraries (Foundation, ICU: about 28 MiB touched
+        // before the first byte), so it moves with what the runtime happens to page in: 30.7 to
+        // 32.9 MiB were seen for the same build. The body's own footprint is the anonymous
+        // memory below; 36 MiB still fails at once if the 64 MiB body were held.
+        #expect(sanitized || peak < 36 * 1024, "peak RSS \(peak) KiB")
         #expect(sanitized || anonymous < 24 * 1024, "anonymous memory \(anonymous) KiB")
         print("lariat-openapi-probe\(slowConsumer ? " --slow" : ""): peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB body")
     }
@@ -72,7 +76,11 @@ struct StreamingMemoryTests {
         #expect(request[head.upperBound...].allSatisfy { $0 == 0x75 })
         let environment = ProcessInfo.processInfo.environment
         let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
-        #expect(sanitized || peak < 32 * 1024, "peak RSS \(peak) KiB")
+        // Peak RSS is mostly the probe's mapped libraries (Foundation, ICU: about 28 MiB touched
+        // before the first byte), so it moves with what the runtime happens to page in: 30.7 to
+        // 32.9 MiB were seen for the same build. The body's own footprint is the anonymous
+        // memory below; 36 MiB still fails at once if the 64 MiB body were held.
+        #expect(sanitized || peak < 36 * 1024, "peak RSS \(peak) KiB")
         print("lariat-openapi-probe --upload: peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB request body")
     }
 
