@@ -297,7 +297,7 @@ open class MultipartFormData: @unchecked Sendable {
     /// A part's `Content-Disposition` (name and file name escaped by `escaping`) and
     /// `Content-Type` fields, for ``append(_:withLength:headers:)`` callers such as fetch's `-F`.
     package static func partHeaders(name: String, fileName: String?, mimeType: String?, escaping: NameEscaping = .percent) -> HTTPHeaders {
-        let quote = escaping == .percent ? Self.quoted : Self.backslashQuoted
+        let quote = { (value: String) in Self.escaped(value, escaping) }
         var disposition = "form-data; name=\"\(quote(name))\""
         if let fileName { disposition += "; filename=\"\(quote(fileName))\"" }
         var headers: HTTPHeaders = [.contentDisposition(disposition)]
@@ -307,32 +307,20 @@ open class MultipartFormData: @unchecked Sendable {
 
     /// Escapes a name for a quoted `Content-Disposition` parameter the way browsers do (WHATWG HTML
     /// "multipart/form-data encoding algorithm"): `"` → `%22`, CR → `%0D`, LF → `%0A`.
-    static func quoted(_ value: String) -> String {
-        var result = ""
-        for character in value {
-            switch character {
-            case "\"": result += "%22"
-            case "\r": result += "%0D"
-            case "\n": result += "%0A"
-            case "\r\n": result += "%0D%0A"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
-}
+    static func quoted(_ value: String) -> String { escaped(value, .percent) }
 
-extension MultipartFormData {
-    /// ``NameEscaping/backslash``: `\` and `"` after a backslash, CR and LF percent-encoded.
-    static func backslashQuoted(_ value: String) -> String {
+    /// `value` with `"` (and, for ``NameEscaping/backslash``, `\`) escaped; CR and LF always
+    /// percent-encoded, so a name can never end its field line.
+    private static func escaped(_ value: String, _ escaping: NameEscaping) -> String {
         var result = ""
         for character in value {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\r": result += "%0D"
-            case "\n": result += "%0A"
-            case "\r\n": result += "%0D%0A"
+            switch (character, escaping) {
+            case ("\"", .percent): result += "%22"
+            case ("\"", .backslash): result += "\\\""
+            case ("\\", .backslash): result += "\\\\"
+            case ("\r", _): result += "%0D"
+            case ("\n", _): result += "%0A"
+            case ("\r\n", _): result += "%0D%0A"
             default: result.append(character)
             }
         }
