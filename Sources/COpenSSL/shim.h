@@ -4,10 +4,12 @@
 // `SSL_CTX_ctrl` / `OPENSSL_sk_*` entry points as macros. Each wrapper below is a
 // `static inline` function with the `lariat_` prefix that expands exactly one macro,
 // so the Swift side never needs a cast to a C stack type (after swift-nio-ssl's
-// CNIOBoringSSLShims). Nothing here adds behaviour.
+// CNIOBoringSSLShims). Nothing here adds behaviour beyond the typed accessors that read a
+// union or a `void *` as the type OpenSSL documents (GENERAL_NAME, PKCS#12 KDF parameters).
 #ifndef LARIAT_COPENSSL_SHIM_H
 #define LARIAT_COPENSSL_SHIM_H
 
+#include <limits.h>
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -144,6 +146,92 @@ static inline const ASN1_IA5STRING *lariat_GENERAL_NAME_get0_ia5(const GENERAL_N
 /// The OCTET STRING of an iPAddress; NULL for other kinds.
 static inline const ASN1_OCTET_STRING *lariat_GENERAL_NAME_get0_iPAddress(const GENERAL_NAME *name) {
     return name->type == GEN_IPADD ? name->d.iPAddress : NULL;
+}
+
+// MARK: PKCS#12 key-derivation parameters (PKCS12Bundle+Limits.swift)
+// A PKCS#12 file names its own PBKDF iteration counts (its MAC, each encryptedData authsafe, each
+// shrouded key bag), and PKCS12_parse runs them all: a count of 2^31 is hours of CPU. These read
+// the counts as the types OpenSSL declares (PKCS12_get0_mac's ASN1_INTEGER, PKCS7's
+// `d.encrypted` union member for NID_pkcs7_encrypted, PBEPARAM, PBE2PARAM/PBKDF2PARAM) without
+// deriving anything, so Swift can refuse a file before PKCS12_parse spends the time.
+
+static inline int lariat_sk_PKCS7_num(const STACK_OF(PKCS7) *sk) { return sk_PKCS7_num(sk); }
+static inline PKCS7 *lariat_sk_PKCS7_value(const STACK_OF(PKCS7) *sk, int i) { return sk_PKCS7_value(sk, i); }
+static inline void lariat_sk_PKCS7_pop_free(STACK_OF(PKCS7) *sk) { sk_PKCS7_pop_free(sk, PKCS7_free); }
+static inline int lariat_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) *sk) { return sk_PKCS12_SAFEBAG_num(sk); }
+static inline const PKCS12_SAFEBAG *lariat_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *sk, int i) {
+    return sk_PKCS12_SAFEBAG_value(sk, i);
+}
+static inline void lariat_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) *sk) {
+    sk_PKCS12_SAFEBAG_pop_free(sk, PKCS12_SAFEBAG_free);
+}
+
+/// An ASN1_INTEGER as a count: LONG_MAX when it does not fit or is negative (too large to run).
+static inline long lariat_iteration_count(const ASN1_INTEGER *value) {
+    long count = ASN1_INTEGER_get(value);
+    return count < 0 ? LONG_MAX : count;
+}
+
+/// The MAC's iteration count (1 when the MacData leaves it out, its DEFAULT); 0 without MacData.
+static inline long lariat_PKCS12_mac_iterations(const PKCS12 *p12) {
+    if (!PKCS12_mac_present(p12)) return 0;
+    const ASN1_INTEGER *iterations = NULL;
+    PKCS12_get0_mac(NULL, NULL, NULL, &iterations, p12);
+    return iterations == NULL ? 1 : lariat_iteration_count(iterations);
+}
+
+/// The authsafe's content type (NID_pkcs7_data, NID_pkcs7_encrypted...).
+static inline int lariat_PKCS7_type_nid(const PKCS7 *p7) { return OBJ_obj2nid(p7->type); }
+
+/// The content-encryption algorithm of an encryptedData authsafe; NULL for any other type.
+static inline const X509_ALGOR *lariat_PKCS7_encrypted_algorithm(const PKCS7 *p7) {
+    if (OBJ_obj2nid(p7->type) != NID_pkcs7_encrypted || p7->d.encrypted == NULL || p7->d.encrypted->enc_data == NULL) {
+        return NULL;
+    }
+    return p7->d.encrypted->enc_data->algorithm;
+}
+
+/// The encryption algorithm of a shrouded key bag; NULL for other bags.
+static inline const X509_ALGOR *lariat_PKCS12_SAFEBAG_shrouded_algorithm(const PKCS12_SAFEBAG *bag) {
+    if (PKCS12_SAFEBAG_get_nid(bag) != NID_pkcs8ShroudedKeyBag) return NULL;
+    const X509_SIG *sig = PKCS12_SAFEBAG_get0_pkcs8(bag);
+    if (sig == NULL) return NULL;
+    const X509_ALGOR *algorithm = NULL;
+    X509_SIG_get0(sig, &algorithm, NULL);
+    return algorithm;
+}
+
+/// The iteration count of a password-based encryption algorithm: PKCS#12 PBE (PBEPARAM) or
+/// PBES2 with PBKDF2 (PBKDF2PARAM); 0 for another algorithm or parameters that do not decode
+/// (PKCS12_parse then fails without deriving), LONG_MAX for a count that does not fit.
+static inline long lariat_pbe_iterations(const X509_ALGOR *algorithm) {
+    const ASN1_OBJECT *oid = NULL;
+    int parameterType = 0;
+    const void *parameter = NULL;
+    X509_ALGOR_get0(&oid, &parameterType, &parameter, algorithm);
+    if (parameterType != V_ASN1_SEQUENCE || parameter == NULL) return 0;
+    const ASN1_STRING *sequence = (const ASN1_STRING *)parameter;  // V_ASN1_SEQUENCE: an ASN1_STRING
+    long count = 0;
+    if (OBJ_obj2nid(oid) == NID_pbes2) {
+        PBE2PARAM *pbes2 = ASN1_item_unpack(sequence, ASN1_ITEM_rptr(PBE2PARAM));
+        if (pbes2 == NULL) return 0;
+        const X509_ALGOR *kdf = pbes2->keyfunc;
+        if (kdf != NULL && OBJ_obj2nid(kdf->algorithm) == NID_id_pbkdf2 && kdf->parameter != NULL
+            && kdf->parameter->type == V_ASN1_SEQUENCE) {
+            PBKDF2PARAM *pbkdf2 = ASN1_item_unpack(kdf->parameter->value.sequence, ASN1_ITEM_rptr(PBKDF2PARAM));
+            if (pbkdf2 != NULL) {
+                count = lariat_iteration_count(pbkdf2->iter);
+                PBKDF2PARAM_free(pbkdf2);
+            }
+        }
+        PBE2PARAM_free(pbes2);
+    } else {
+        PBEPARAM *pbe = ASN1_item_unpack(sequence, ASN1_ITEM_rptr(PBEPARAM));
+        if (pbe == NULL) return 0;
+        count = lariat_iteration_count(pbe->iter);
+        PBEPARAM_free(pbe);
+    }
+    return count;
 }
 
 // MARK: Name constraints and authorityInfoAccess (issue 18 part 4, profile rules)

@@ -106,13 +106,15 @@ public struct PKCS12Bundle: Sendable {
     /// - Parameters:
     ///   - derBytes: the file content.
     ///   - password: the import password; an empty string for an unprotected bundle.
-    /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not PKCS#12, the MAC or password is
-    ///   wrong, or the bundle lacks a certificate or key.
+    /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not PKCS#12, a key derivation asks
+    ///   for more than 600,000 iterations (2,400,000 in all), the MAC or password is wrong, or the
+    ///   bundle lacks a certificate or key.
     public init(derBytes: [UInt8], password: String) throws(TLSError) {
         guard let p12 = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_PKCS12(nil, cursor, length) }, free: { PKCS12_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER PKCS#12 structure")
         }
         defer { PKCS12_free(p12) }
+        try Self.checkIterations(p12, password: password)  // before PKCS12_parse runs any of them
         var key: OpaquePointer? = nil
         var certificate: OpaquePointer? = nil
         var extra: OpaquePointer? = nil

@@ -246,12 +246,14 @@ final class PKI: Sendable {
             return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
         }
 
-        func pkcs12(_ name: String, chain: String, password: String) throws -> String {
-            let output = path(name + ".p12")
+        /// - Parameter options: More `openssl pkcs12 -export` options (`-iter N`, `-nomaciter`), and
+        ///   the file's name suffix with them.
+        func pkcs12(_ name: String, chain: String, password: String, options: [String] = []) throws -> String {
+            let output = path(name + options.joined() + ".p12")
             try openssl([
                 "pkcs12", "-export", "-in", path(name + ".pem"), "-inkey", path(name + ".key"),
                 "-certfile", path(chain + ".pem"), "-passout", "pass:\(password)", "-out", output,
-            ])
+            ] + options)
             return output
         }
 
