@@ -6,6 +6,7 @@
 #if FullFoundation
 import Foundation
 import Testing
+import LariatTestSupport
 @testable import fetch
 
 #if canImport(Glibc)
@@ -113,7 +114,7 @@ struct FetchLibcurlTests {
     // machine once lost a link's autolinked libraries (every Foundation symbol undefined).
     @Test("the program compiles and sends the request fetch sent", .enabled(if: FetchLibcurlTests.canBuildPrograms),
           .serialized, arguments: rows)
-    func sameRequest(_ row: [String]) throws {
+    func sameRequest(_ row: [String]) async throws {
         let base = try #require(libcurlBase)
         let directory = NSTemporaryDirectory() + "libcurl-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -121,15 +122,15 @@ struct FetchLibcurlTests {
         try Data((0...255).map { UInt8($0) }).write(to: URL(fileURLWithPath: directory + "/bin"))
         let arguments = ["-sS", "-o", directory + "/echo.json", "--libcurl", directory + "/main.swift"]
             + row.map { $0.replacingOccurrences(of: "{base}", with: base).replacingOccurrences(of: "{bin}", with: directory + "/bin") }
-        let fetch = try Self.run(FetchOptionParityTests.fetchPath, arguments, in: directory)
+        let fetch = try await Self.run(FetchOptionParityTests.fetchPath, arguments, in: directory)
         #expect(fetch.status == 0, "fetch: \(fetch.errors)")
         try FileManager.default.moveItem(atPath: directory + "/echo.json", toPath: directory + "/fetch.json")
 
-        let build = try Self.run("/usr/bin/env", ["swiftc"] + Self.compilerArguments + [directory + "/main.swift", "-o", directory + "/program"],
+        let build = try await Self.run("/usr/bin/env", ["swiftc"] + Self.compilerArguments + [directory + "/main.swift", "-o", directory + "/program"],
                                  in: directory)
         let source = (try? String(contentsOfFile: directory + "/main.swift", encoding: .utf8)) ?? ""
         try #require(build.status == 0, "swiftc: \(build.errors)\n\(source)")
-        let program = try Self.run(directory + "/program", [], in: directory)
+        let program = try await Self.run(directory + "/program", [], in: directory)
         #expect(program.status == 0, "program: \(program.errors)")
 
         let fromFetch = try Self.echo(directory + "/fetch.json")
@@ -191,14 +192,19 @@ struct FetchLibcurlTests {
     }
 
     /// Runs `tool` with `arguments` in `directory`: its exit status and standard error.
-    static func run(_ tool: String, _ arguments: [String], in directory: String) throws -> (status: Int32, errors: String) {
+    /// Runs `tool` off the cooperative pool (a compile takes ~10 s: see Tests/Support/OffPool.swift).
+    static func run(_ tool: String, _ arguments: [String], in directory: String) async throws -> (status: Int32, errors: String) {
+        try await offPool { try runBlocking(tool, arguments, in: directory) }
+    }
+
+    static func runBlocking(_ tool: String, _ arguments: [String], in directory: String) throws -> (status: Int32, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let errorPath = directory + "/stderr-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let errors = try #require(FileHandle(forWritingAtPath: errorPath))
+        guard let errors = FileHandle(forWritingAtPath: errorPath) else { return (-1, "cannot open \(errorPath)") }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()

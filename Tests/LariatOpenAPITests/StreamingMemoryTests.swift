@@ -18,7 +18,7 @@ struct StreamingMemoryTests {
     static let bodySize = 64 << 20
 
     @Test("64 MiB through HTTPBody: the probe's resident memory stays under 32 MiB", arguments: [false, true])
-    func boundedMemory(slowConsumer: Bool) throws {
+    func boundedMemory(slowConsumer: Bool) async throws {
         let piece = [UInt8](repeating: 0x62, count: 1 << 20)
         let body: [ScriptedServer.Step] = Array(repeating: [.send(piece), .sleep(.milliseconds(1))], count: Self.bodySize >> 20).flatMap { $0 }
         let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(Self.bodySize)\r\n\r\n")]
@@ -32,8 +32,12 @@ struct StreamingMemoryTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let sampler = ProcessMemorySampler(pid: process.processIdentifier)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let running = HandedOff((process, output))
+        let printed = try await offPool {  // the wait holds no cooperative thread (OffPool.swift)
+            let text = String(decoding: running.value.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            running.value.0.waitUntilExit()
+            return text
+        }
         let (peak, anonymous) = sampler.stop()
         #expect(process.terminationStatus == 0, "\(printed)")
         #expect(printed == "status 200 bytes \(Self.bodySize)\n")
@@ -50,7 +54,7 @@ struct StreamingMemoryTests {
     }
 
     @Test("64 MiB request body from an HTTPBody: streamed as the socket drains, under 32 MiB RSS")
-    func boundedUploadMemory() throws {
+    func boundedUploadMemory() async throws {
         // A slow reader (1 MiB, then a pause), so the connection's writes block and the body
         // producer must wait: collected into memory first, the probe would hold 64 MiB.
         let reads: [ScriptedServer.Step] = (1...16).flatMap { [.receive(atLeast: $0 << 20), .sleep(.milliseconds(2))] }
@@ -65,8 +69,12 @@ struct StreamingMemoryTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let sampler = ProcessMemorySampler(pid: process.processIdentifier)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let running = HandedOff((process, output))
+        let printed = try await offPool {  // the wait holds no cooperative thread (OffPool.swift)
+            let text = String(decoding: running.value.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            running.value.0.waitUntilExit()
+            return text
+        }
         let (peak, anonymous) = sampler.stop()
         #expect(printed == "status 200 bytes 2\n")
         let request = try #require(server.requests.first)

@@ -70,7 +70,8 @@
 //   A retry forgets the held completions: every serializer runs again on the next attempt's
 //   response, and none of them completes for the failed attempt. A plain handler (no serializer,
 //   e.g. `response(completionHandler:)`) is held as a completion when its turn comes.
-//   serializing ──cancel──▶ serializing(cancelled): no serializer failure is offered to the retrier.
+//   serializing ──cancel──▶ serializing(cancelled): no serializer failure is offered to the retrier;
+//     the outcome stands (`.resumed`, then `.finished`), as for a cancel racing completion.
 //   A serializer added once finished runs at once, without the retrier (the request is over).
 //
 // Follow-ups (a redirect or an answered authentication challenge; each is a new exchange of the
@@ -247,6 +248,10 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
     private var serializerIndex = 0
     /// While `serializing`: completions of the serializers that ran, in order, held until the last.
     private var completions: [Handler] = []
+    /// While `serializing`: whether the outcome being serialized is a cancelled one. A cancel that
+    /// arrives during serializing only keeps failures from the retrier: the outcome stands, so
+    /// the request shows `.resumed`, then `.finished`, as for a cancel racing completion.
+    private var outcomeCancelled = false
     /// How many retries started (Alamofire's `Request.retryCount`): counted when the retry's
     /// delay has elapsed and its exchange is being built, not when it is decided.
     private(set) var retryCount = 0
@@ -260,10 +265,14 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         case .suspendedBeforeStart, .starting(suspended: true), .suspendedWithExchange, .suspendedRunning, .endedWhileSuspended:
             return .suspended
         case .starting(suspended: false), .running, .completing(cancelled: false), .awaitingRetrier(cancelled: false, _), .waitingToRetry,
-             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(_, cancelled: false), .serializing(cancelled: false):
+             .drainingForFollowUp, .runningRedirect, .awaitingRedirectHandler(_, cancelled: false):
             return .resumed
-        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true, _), .finished(cancelled: true),
-             .awaitingRedirectHandler(_, cancelled: true), .serializing(cancelled: true):
+        case .serializing, .awaitingRetrier(cancelled: true, failedSerializer: .some):
+            // A cancel during serializing (or while the retrier weighs a serializer's failure)
+            // leaves the outcome as it was.
+            return outcomeCancelled ? .cancelled : .resumed
+        case .cancelledWhileStarting, .cancelling, .completing(cancelled: true), .awaitingRetrier(cancelled: true, failedSerializer: nil), .finished(cancelled: true),
+             .awaitingRedirectHandler(_, cancelled: true):
             return .cancelled
         case .finished(cancelled: false): return .finished
         }
@@ -373,8 +382,8 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             state = .awaitingRetrier(cancelled: true, failedSerializer: failedSerializer)
             return .none
         case .serializing(cancelled: false):
-            // The outcome stands; the serializers go on, but none is retried (Alamofire's
-            // serializer asks the retrier only for an uncancelled request).
+            // The outcome stands and the serializers go on (the request shows `.resumed`, then
+            // `.finished`: the cancel raced completion), but no failure of theirs is retried.
             state = .serializing(cancelled: true)
             return .none
         case .waitingToRetry:
@@ -545,7 +554,7 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
 
     /// The outcome stands: run the queued serializers, or finish when there is none.
     private mutating func startSerializing(cancelled: Bool) -> Action {
-        (serializerIndex, completions) = (0, [])
+        (serializerIndex, completions, outcomeCancelled) = (0, [], cancelled)
         state = .serializing(cancelled: cancelled)
         return nextSerializer(announcesFinish: true)
     }
@@ -559,14 +568,14 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
             }
         }
         guard announcesFinish else { return finishSerializing() }
-        guard case .serializing(let cancelled) = state else { preconditionFailure("nextSerializer in state \(state)") }
-        return finish(cancelled: cancelled)
+        guard case .serializing = state else { preconditionFailure("nextSerializer in state \(state)") }
+        return finish(cancelled: outcomeCancelled)
     }
 
     private mutating func finishSerializing() -> Action {
-        guard case .serializing(let cancelled) = state else { preconditionFailure("finishSerializing in state \(state)") }
+        guard case .serializing = state else { preconditionFailure("finishSerializing in state \(state)") }
         let ready = completions
-        (state, handlers, completions, serializerIndex) = (.finished(cancelled: cancelled), [], [], 0)
+        (state, handlers, completions, serializerIndex) = (.finished(cancelled: outcomeCancelled), [], [], 0)
         return .finishSerializing(ready)
     }
 
