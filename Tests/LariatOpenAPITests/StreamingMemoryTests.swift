@@ -24,22 +24,9 @@ struct StreamingMemoryTests {
         let server = try ScriptedServer(script: [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(Self.bodySize)\r\n\r\n")]
                                             + body + [.close], stepTimeout: .seconds(30))
         defer { server.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(probeExecutable))
-        process.arguments = ["http://127.0.0.1:\(server.port)/bytes/\(Self.bodySize)"] + (slowConsumer ? ["--slow"] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let sampler = ProcessMemorySampler(pid: process.processIdentifier)
-        let running = HandedOff((process, output))
-        let printed = try await offPool {  // the wait holds no cooperative thread (OffPool.swift)
-            let text = String(decoding: running.value.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            running.value.0.waitUntilExit()
-            return text
-        }
-        let (peak, anonymous) = sampler.stop()
-        #expect(process.terminationStatus == 0, "\(printed)")
+        let (status, printed, peak, anonymous) = try await Self.runProbe(
+            ["http://127.0.0.1:\(server.port)/bytes/\(Self.bodySize)"] + (slowConsumer ? ["--slow"] : []))
+        #expect(status == 0, "\(printed)")
         #expect(printed == "status 200 bytes \(Self.bodySize)\n")
         #expect(peak > 4 * 1024, "the sampler saw the running process (VmHWM \(peak) KiB)")
         let environment = ProcessInfo.processInfo.environment
@@ -61,21 +48,8 @@ struct StreamingMemoryTests {
         let server = try ScriptedServer(script: reads + [.expectRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), .close],
                                         stepTimeout: .seconds(30))
         defer { server.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(probeExecutable))
-        process.arguments = ["http://127.0.0.1:\(server.port)/anything", "--upload", String(Self.bodySize)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let sampler = ProcessMemorySampler(pid: process.processIdentifier)
-        let running = HandedOff((process, output))
-        let printed = try await offPool {  // the wait holds no cooperative thread (OffPool.swift)
-            let text = String(decoding: running.value.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            running.value.0.waitUntilExit()
-            return text
-        }
-        let (peak, anonymous) = sampler.stop()
+        let (_, printed, peak, anonymous) = try await Self.runProbe(
+            ["http://127.0.0.1:\(server.port)/anything", "--upload", String(Self.bodySize)])
         #expect(printed == "status 200 bytes 2\n")
         let request = try #require(server.requests.first)
         let head = try #require(request.firstRange(of: Array("\r\n\r\n".utf8)))
@@ -92,5 +66,26 @@ struct StreamingMemoryTests {
         print("lariat-openapi-probe --upload: peak RSS \(peak) KiB, anonymous \(anonymous) KiB for a \(Self.bodySize >> 20) MiB request body")
     }
 
+    /// Runs lariat-openapi-probe with `arguments`, its memory sampled from /proc until it exits;
+    /// the wait holds no cooperative thread (Tests/Support/OffPool.swift).
+    /// - Returns: Its exit status, what it printed, and its peak RSS and anonymous memory in KiB.
+    static func runProbe(_ arguments: [String]) async throws -> (status: Int32, printed: String, peak: Int, anonymous: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(probeExecutable))
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let sampler = ProcessMemorySampler(pid: process.processIdentifier)
+        let running = HandedOff((process, output))
+        let printed = try await offPool {
+            let text = String(decoding: running.value.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            running.value.0.waitUntilExit()
+            return text
+        }
+        let (peak, anonymous) = sampler.stop()
+        return (process.terminationStatus, printed, peak, anonymous)
+    }
 }
 #endif
