@@ -99,7 +99,7 @@
 /// The lifecycle of one request; see the file comment for states and transitions.
 /// `FollowUp` is what a follow-up's next exchange is built from (`Request`'s `FollowUp`).
 struct RequestStateMachine<Exchange, Handler, FollowUp> {
-    private enum State {
+    enum State {
         /// Created, never resumed. Exits: resume → starting; suspend → suspendedBeforeStart;
         /// cancel → completing(cancelled).
         case initialized
@@ -236,22 +236,22 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
 
     /// A queued response handler: a serializer runs and reports back; a plain handler is held
     /// as a completion when its turn comes.
-    private enum Entry {
+    enum Entry {
         case serializer(Handler)
         case plain(Handler)
     }
 
-    private var state = State.initialized
+    var state = State.initialized
     /// Handlers waiting for the request to finish; always empty once `finished`.
-    private var handlers: [Entry] = []
+    var handlers: [Entry] = []
     /// While `serializing`: the entry whose turn it is.
-    private var serializerIndex = 0
+    var serializerIndex = 0
     /// While `serializing`: completions of the serializers that ran, in order, held until the last.
-    private var completions: [Handler] = []
+    var completions: [Handler] = []
     /// While `serializing`: whether the outcome being serialized is a cancelled one. A cancel that
     /// arrives during serializing only keeps failures from the retrier: the outcome stands, so
     /// the request shows `.resumed`, then `.finished`, as for a cancel racing completion.
-    private var outcomeCancelled = false
+    var outcomeCancelled = false
     /// How many retries started (Alamofire's `Request.retryCount`): counted when the retry's
     /// delay has elapsed and its exchange is being built, not when it is decided.
     private(set) var retryCount = 0
@@ -527,58 +527,6 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
         return .scheduleRetry(delay: max(0, delay))
     }
 
-    /// The running serializer finished. `failed`: its result is a failure, offered to the retrier
-    /// when there is one and the request was not cancelled. `completion` makes the handler that
-    /// delivers its result; it is called only when that must be held.
-    /// Returns `deliverNow`: deliver the result at once, before performing `action` (it is the
-    /// last one and nothing is held before it, or the request was already over).
-    mutating func serializerFinished(failed: Bool, hasRetrier: Bool, completion: () -> Handler) -> (deliverNow: Bool, action: Action) {
-        switch state {
-        case .serializing(let cancelled):
-            if failed, hasRetrier, !cancelled {
-                state = .awaitingRetrier(cancelled: false, failedSerializer: completion())
-                return (false, .askRetrier)
-            }
-            serializerIndex += 1
-            if completions.isEmpty, serializerIndex == handlers.count {
-                return (true, finishSerializing())
-            }
-            completions.append(completion())
-            return (false, nextSerializer(announcesFinish: false))
-        case .finished:
-            return (true, .none)  // added once finished: runs at once, outside the serializing turn
-        default:
-            preconditionFailure("serializerFinished in state \(state): only a running serializer reports it, once")
-        }
-    }
-
-    /// The outcome stands: run the queued serializers, or finish when there is none.
-    private mutating func startSerializing(cancelled: Bool) -> Action {
-        (serializerIndex, completions, outcomeCancelled) = (0, [], cancelled)
-        state = .serializing(cancelled: cancelled)
-        return nextSerializer(announcesFinish: true)
-    }
-
-    /// Holds the plain handlers up to the next serializer and runs it; finishes after the last.
-    private mutating func nextSerializer(announcesFinish: Bool) -> Action {
-        while serializerIndex < handlers.count {
-            switch handlers[serializerIndex] {
-            case .serializer(let handler): return .runSerializer(handler, announcesFinish: announcesFinish)
-            case .plain(let handler): completions.append(handler); serializerIndex += 1
-            }
-        }
-        guard announcesFinish else { return finishSerializing() }
-        guard case .serializing = state else { preconditionFailure("nextSerializer in state \(state)") }
-        return finish(cancelled: outcomeCancelled)
-    }
-
-    private mutating func finishSerializing() -> Action {
-        guard case .serializing = state else { preconditionFailure("finishSerializing in state \(state)") }
-        let ready = completions
-        (state, handlers, completions, serializerIndex) = (.finished(cancelled: outcomeCancelled), [], [], 0)
-        return .finishSerializing(ready)
-    }
-
     /// The retry's delay elapsed: build the next exchange.
     mutating func retryDelayElapsed() -> Action {
         switch state {
@@ -609,11 +557,6 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
     }
 
     /// Finishes with no serializer run: every queued handler is plain, held in `completions`.
-    private mutating func finish(cancelled: Bool) -> Action {
-        let ready = completions
-        (state, handlers, completions, serializerIndex) = (.finished(cancelled: cancelled), [], [], 0)
-        return .runHandlers(ready)
-    }
 }
 
 extension RequestStateMachine.Action: Sendable where Exchange: Sendable, Handler: Sendable, FollowUp: Sendable {}
