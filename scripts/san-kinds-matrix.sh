@@ -6,6 +6,7 @@
 # pinned to another key and pinned to the server's key: 11 kinds x 4 modes x 200 = 8,800 fetch
 # processes and 8,800 Session handshakes. Usage: bash scripts/san-kinds-matrix.sh [COUNT]
 # (after swift build --build-tests). Fails if any connection ends otherwise than expected.
+# LARIAT_SAN_MATRIX_KINDS=san-email,san-uri (certificate file names) runs only those kinds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-200}
