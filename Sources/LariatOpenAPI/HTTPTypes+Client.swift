@@ -10,9 +10,9 @@
 // spaces, as its `HTTPField(name:value:)` documents: such a value cannot go on the wire anyway.
 
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 public import Client
 public import HTTPTypes

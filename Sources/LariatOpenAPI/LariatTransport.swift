@@ -6,9 +6,9 @@
 // as an HTTPBody fed by the request's stream, chunk by chunk, with the stream's back-pressure.
 
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 public import Client
 public import HTTPTypes

@@ -14,8 +14,8 @@
 
 import FoundationEssentials
 import Synchronization
-import EventLoop
-import TLS
+package import EventLoop
+package import TLS
 
 package final class ConnectionPool: Sendable {
     /// How the pool connects and how long it keeps connections.

@@ -5,7 +5,7 @@
 // http). A session that never speaks https, and `fetch` on an http URL, should not pay for it.
 
 import Synchronization
-import TLS
+package import TLS
 
 package final class LazyTLSContext: Sendable {
     private let configuration: TLSConfiguration

@@ -13,7 +13,7 @@
 // Stream reads are synchronous on the connection's loop: right for memory and files; a pipe
 // that has nothing to give blocks the loop meanwhile (fetch `-T -` runs on a loop of its own).
 
-import FoundationEssentials
+package import FoundationEssentials
 import EventLoop
 
 /// A request body as the transport receives it.

@@ -5,8 +5,8 @@
 // in what they do with the bytes and with a failure: the pump reports what happened, its owner
 // decides. Runs on the connection's loop, like its owners.
 
-import EventLoop
-import TLS
+package import EventLoop
+package import TLS
 
 /// One connection's socket with its optional TLS engine, and the ciphertext in flight between them.
 package struct SocketPump {

@@ -2,10 +2,10 @@
 // transport knows nothing of URLRequest or DataRequest: Session maps a URLRequest to a
 // TransportRequest, and TransportEvents back to HTTPURLResponse, Data and metrics.
 
-import FoundationEssentials
-import Wire
-import EventLoop
-import TLS
+package import FoundationEssentials
+package import Wire
+package import EventLoop
+package import TLS
 
 /// The pool key: connections are shared per (scheme, host, port).
 package struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {

@@ -9,8 +9,8 @@
 // upgraded connection ends, so the request's lifecycle spans the whole WebSocket.
 
 import FoundationEssentials
-import EventLoop
-import TLS
+package import EventLoop
+package import TLS
 
 /// A request's offer to switch protocols (RFC 9110 §7.8): its head carries `Upgrade`, and a
 /// `101` answer hands the connection to `accept`.

@@ -11,7 +11,7 @@ import Testing
 @testable import Transport
 
 extension RequestStateMachine.Action: Equatable where Exchange: Equatable, Handler: Equatable, FollowUp: Equatable {
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.none, .none), (.startExchange, .startExchange), (.complete, .complete),
              (.askRetrier, .askRetrier), (.restartExchange, .restartExchange),

@@ -1,7 +1,7 @@
 // A certificate lab minted at test time with the openssl CLI (nothing committed, nothing that
 // expires in the repository), and `openssl s_server -www` on loopback as the HTTPS server.
 #if FullFoundation
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 
 /// The error type of every Lariat request, with Alamofire 5's cases and reasons.

@@ -1,9 +1,9 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 import Transport
 

@@ -1,9 +1,9 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 
 extension Request {
     /// Posted when a request is resumed; the notification's `Notification.request` is the request.

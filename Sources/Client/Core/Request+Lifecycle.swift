@@ -3,7 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 
 // What a request remembers about its attempts (URLRequests and task stand-ins), the handlers

@@ -22,11 +22,11 @@
 // the counts are two integers under an uncontended lock per run of body bytes.
 
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 
 /// Progress of one direction of a request.

@@ -3,7 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 
 // `cURLDescription()`: the last URLRequest as a curl command line, in Alamofire's layout:

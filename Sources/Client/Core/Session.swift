@@ -3,7 +3,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Wire
 import EventLoop
 import TLS

@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 
 /// Alamofire's URLSession delegate, kept so code that creates or subclasses it compiles.

@@ -1,5 +1,5 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #endif
 
 extension CharacterSet {

@@ -1,9 +1,9 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 
 /// Sends every event to each of its monitors, on that monitor's own queue.

@@ -1,9 +1,9 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 
 // Alamofire's events, in the order they arrive for one request (README "Event monitors"):
 //

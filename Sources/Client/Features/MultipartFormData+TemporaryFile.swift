@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+package import Foundation
 #else
-import FoundationEssentials
+package import FoundationEssentials
 #endif
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 
 /// A request adapter that compresses a request's `httpBody` with zlib's deflate (RFC 1950, the

@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 
 // Alamofire's interceptor protocols and their closure and composite implementations. A request

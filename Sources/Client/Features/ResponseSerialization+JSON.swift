@@ -12,8 +12,8 @@
 //   Foundation, not FoundationEssentials. Without the trait these declarations are absent;
 //   ``DecodableResponseSerializer`` with `JSONDecoder` (in FoundationEssentials) is the way there.
 #if FullFoundation
-import Foundation
-import Dispatch
+public import Foundation
+public import Dispatch
 
 /// Parses the body with `JSONSerialization` into dictionaries, arrays, strings, `NSNumber`s and `NSNull`.
 ///

@@ -1,7 +1,7 @@
 // Client's own InputStream, compiled only without the FullFoundation trait (Foundation's is used
 // otherwise). URLRequest.httpBodyStream holds one; the transport reads request bodies from it.
 #if !FullFoundation
-import FoundationEssentials
+public import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 #if !FullFoundation
 import FoundationEssentials
-import Dispatch
+public import Dispatch
 import Synchronization
 
 // FoundationEssentials has no `Notification` or `NotificationCenter`; the FoundationEssentials-only

@@ -1,7 +1,7 @@
 // Client's own URLError, compiled only without the FullFoundation trait. With the trait on,
 // Foundation's URLError is used instead so `error as? URLError` matches Foundation's type.
 #if !FullFoundation
-import FoundationEssentials
+public import FoundationEssentials
 
 /// The `userInfo` key under which an error's cause is stored (Foundation's `NSUnderlyingErrorKey`).
 public let NSUnderlyingErrorKey = "NSUnderlyingError"

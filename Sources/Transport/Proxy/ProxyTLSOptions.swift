@@ -3,7 +3,7 @@
 // --proxy-cacert, --proxy-insecure, --proxy-pinnedpubkey, --proxy-cert are separate options for
 // the same reason: the proxy and the origin are different parties).
 
-import TLS
+public import TLS
 
 /// How the TLS session to an HTTPS proxy (``ProxyServer/Kind/https``) is set up and verified.
 ///

@@ -1,7 +1,7 @@
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
-import FoundationEssentials
+public import FoundationEssentials
 #endif
 
 /// A response stored in a ``URLCache``: the head, the body, and where it may be kept.

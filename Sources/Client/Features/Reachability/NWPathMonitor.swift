@@ -10,7 +10,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import EventLoop
 import Glibc
 import Synchronization

@@ -12,7 +12,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import EventLoop
 import Synchronization
 

@@ -5,11 +5,11 @@
 // Waiters and the monitor are kept under one Mutex; completions run outside it. Each waiter has
 // an ID so the path update and the timeout race safely: whichever removes it first completes it.
 #if FullFoundation
-import Foundation
+public import Foundation
 #else
 import FoundationEssentials
 #endif
-import Dispatch
+public import Dispatch
 import Synchronization
 
 /// Retries requests that failed because the network was offline, once the path returns.

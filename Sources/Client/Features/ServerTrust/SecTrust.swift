@@ -3,7 +3,7 @@
 // and the `CFData`/`kCFAllocatorDefault` spellings that call needs. They wrap the TLS module's
 // `Certificate`, `PublicKey` and `TrustEvaluationContext`; nothing here talks to OpenSSL directly.
 
-import FoundationEssentials
+public import FoundationEssentials
 import TLS
 
 /// Apple's `CFData` spelling: on Linux simply `Data`, so `data as CFData` compiles unchanged.
