@@ -145,7 +145,8 @@ extension ConnectionPool {
                 // Registered before the handshake, so a cancel during it finds the connection.
                 state.connections[id] = bound
             }
-            return state.observe(key, state.resolve(action, established: bound))
+            let effects = state.resolve(action, established: bound)
+            return state.observe(key, effects)
         }
         perform(effects)
     }

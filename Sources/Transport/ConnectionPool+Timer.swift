@@ -49,7 +49,8 @@ extension ConnectionPool {
             guard state.timerGeneration == generation else { return Effects() }
             state.timerID = nil
             let keys = state.observedKeys
-            return state.observe(keys, state.resolve(state.machine.deadlinePassed(now: .now())))
+            let effects = state.resolve(state.machine.deadlinePassed(now: .now()))
+            return state.observe(keys, effects)
         }
         perform(effects)
     }

@@ -136,7 +136,8 @@ package final class ConnectionPool: Sendable {
                 exchange.id, key: exchange.request.key, needsFreshConnection: exchange.requiresFreshConnection,
                 deadline: exchange.request.deadline, isCancelled: exchange.isCancelled
             )
-            return state.observe(exchange.request.key, state.resolve(action))
+            let effects = state.resolve(action)
+            return state.observe(exchange.request.key, effects)
         }
         perform(effects, submittedOn: current)
     }
@@ -146,7 +147,9 @@ package final class ConnectionPool: Sendable {
     func release(_ connection: HTTP1Connection) {
         let bound = LoopBound(connection, loop: connection.loop)
         let effects = state.withLock { state in
-            state.observe(connection.key, state.resolve(state.machine.connectionReleased(connection.id), releasing: bound))
+            let action = state.machine.connectionReleased(connection.id)
+            let effects = state.resolve(action, releasing: bound)
+            return state.observe(connection.key, effects)
         }
         perform(effects)
     }
@@ -156,7 +159,8 @@ package final class ConnectionPool: Sendable {
     func connectionClosed(_ connection: HTTP1Connection) {
         let effects = state.withLock { state in
             state.connections[connection.id] = nil
-            return state.observe(connection.key, state.resolve(state.machine.connectionClosed(connection.id)))
+            let effects = state.resolve(state.machine.connectionClosed(connection.id))
+            return state.observe(connection.key, effects)
         }
         perform(effects)
     }
@@ -164,7 +168,8 @@ package final class ConnectionPool: Sendable {
     /// Cancels `exchange` wherever it is: queued, connecting or running (`Exchange.cancel`).
     package func cancel(_ exchange: Exchange) {
         let effects = state.withLock { state in
-            state.observe(exchange.request.key, state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange))
+            let effects = state.resolve(state.machine.requestCancelled(exchange.id), exchange: exchange)
+            return state.observe(exchange.request.key, effects)
         }
         perform(effects)
     }
@@ -176,7 +181,8 @@ package final class ConnectionPool: Sendable {
             var action = state.machine.requestCancelled(exchange.id)
             action.request = .none  // the caller completes it
             state.pending[exchange.id] = nil
-            return (true, state.observe(exchange.request.key, state.resolve(action)))
+            let effects = state.resolve(action)
+            return (true, state.observe(exchange.request.key, effects))
         }
         perform(effects)
         return removed
@@ -191,7 +197,8 @@ package final class ConnectionPool: Sendable {
     package func closeIdleConnections() {
         let effects = state.withLock { state in
             let keys = state.observedKeys
-            return state.observe(keys, state.resolve(state.machine.shutdown()))
+            let effects = state.resolve(state.machine.shutdown())
+            return state.observe(keys, effects)
         }
         perform(effects)
     }

@@ -56,7 +56,8 @@ public final class AlamofireNotifications: EventMonitor {
         queue = Self.sharedQueue
     }
 
-    private func post(_ name: Notification.Name, _ request: Request) {
+    /// Posts `name` on `NotificationCenter.default` with `request` in the user info.
+    func post(_ name: Notification.Name, _ request: Request) {
         NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.requestKey: request])
     }
 

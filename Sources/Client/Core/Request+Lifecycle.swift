@@ -207,6 +207,14 @@ extension Request {
         for monitor in own { monitor.queue.async { event(monitor) } }
     }
 
+    /// A task event (`didResumeTask`, `didCompleteTask`…) when no monitor but
+    /// ``AlamofireNotifications`` hears it (`!isMonitored`, the default session): posts `name`
+    /// for every such monitor without building the event's closure, which captures the task and
+    /// was an allocation per event per request. The same posts, on the same thread, as `emit`.
+    func postNotification(_ name: Notification.Name) {
+        context.eventMonitor.postNotification(name, for: self)
+    }
+
     /// Records a moved-on state: the session tracks requests from their first resume, suspend
     /// or cancel until they finish.
     func trackIfNeeded() {
@@ -249,14 +257,14 @@ extension Request {
     func didResumeTask() {
         guard let task else { return }
         task.update { $0.state = .running }
-        emit(notified: true) { [self] in $0.request(self, didResumeTask: task) }
+        if isMonitored { emit(notified: true) { [self] in $0.request(self, didResumeTask: task) } } else { postNotification(Request.didResumeTaskNotification) }
     }
 
     /// The current task was created while the request was suspended: it is held unsent.
     func didSuspendTask() {
         guard let task else { return }
         task.update { $0.state = .suspended }
-        emit(notified: true) { [self] in $0.request(self, didSuspendTask: task) }
+        if isMonitored { emit(notified: true) { [self] in $0.request(self, didSuspendTask: task) } } else { postNotification(Request.didSuspendTaskNotification) }
     }
 
     /// `cancel()` took effect: reports it, and the task's cancel if one is not completed.
@@ -265,7 +273,7 @@ extension Request {
         emit(notified: true) { [self] in $0.requestDidCancel(self) }
         guard let task, task.state != .completed else { return }
         task.update { $0.state = .canceling }
-        emit(notified: true) { [self] in $0.request(self, didCancelTask: task) }
+        if isMonitored { emit(notified: true) { [self] in $0.request(self, didCancelTask: task) } } else { postNotification(Request.didCancelTaskNotification) }
     }
 
     /// The response head arrived on the current task.
@@ -327,6 +335,7 @@ extension Request {
             return (task, error)
         }
         guard let task else { return }
+        guard isMonitored else { return postNotification(Request.didCompleteTaskNotification) }
         emit(notified: true) { [self] in $0.request(self, didCompleteTask: task, with: error) }
     }
 

@@ -243,7 +243,7 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
 
     var state = State.initialized
     /// Handlers waiting for the request to finish; always empty once `finished`.
-    var handlers: [Entry] = []
+    var handlers: InlineList<Entry> = []
     /// While `serializing`: the entry whose turn it is.
     var serializerIndex = 0
     /// While `serializing`: completions of the serializers that ran, in order, held until the last.

@@ -55,6 +55,15 @@ public final class CompositeEventMonitor: EventMonitor {
         }
     }
 
+    /// Posts notification `name` about `request` once per ``AlamofireNotifications`` among the
+    /// monitors (what `performEvent(notified: true)` does with an event it posts), ignoring the
+    /// others: for callers that checked no other monitor wants the event.
+    func postNotification(_ name: Notification.Name, for request: Request) {
+        for monitor in storage.withLock({ $0 }) {
+            if let notifications = monitor as? AlamofireNotifications { notifications.post(name, request) }
+        }
+    }
+
     /// Sends the event to every monitor.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         performEvent { $0.urlSession(session, didBecomeInvalidWithError: error) }
