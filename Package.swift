@@ -150,6 +150,8 @@ let package = Package(
         // descriptor, memory, thread and request-accounting checks.
         .executableTarget(
             name: "lariat-soak", dependencies: ["Client", "EventLoop"], swiftSettings: strict),
+        // The Autobahn|Testsuite client driver (scripts/autobahn/run.sh): a test tool, in no product.
+        .executableTarget(name: "autobahn-client", dependencies: ["Client"], swiftSettings: strict),
 
         // MARK: Tests
         .target(
