@@ -75,6 +75,10 @@ struct FetchOptions: Equatable {
     var remoteHeaderName = false
     /// `-T FILE` (`-` for standard input): PUT the file (every URL gets it).
     var uploadFile: String?
+    /// `--engine NAME` (SSLEngine.swift).
+    var engine: String?
+    /// `--crlf`: `-T`'s LFs go out as CRLF (CRLFUpload.swift).
+    var crlf = false
     /// `-i`: the response head is written before the body.
     var includeHeaders = false
     /// `-D FILE`: the response head is written to FILE (`-` for standard output).
@@ -211,6 +215,8 @@ enum Invocation: Equatable {
     case help(String?)
     /// `-V`/`--version`.
     case version
+    /// `--engine list` (SSLEngine.swift).
+    case engines
 }
 
 /// A command line fetch cannot run, with curl's exit status (2 for usage errors) and message.
