@@ -186,6 +186,8 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
+        configuration.requestTarget = options.requestTarget
+        configuration.usesHTTP10 = options.http10
         if let engine = options.engine, let failure = SSLEngine.failure(engine) { throw failure }
         var proxies = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)

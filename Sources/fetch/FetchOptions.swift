@@ -75,6 +75,10 @@ struct FetchOptions: Equatable {
     var remoteHeaderName = false
     /// `-T FILE` (`-` for standard input): PUT the file (every URL gets it).
     var uploadFile: String?
+    /// `-0/--http1.0`: request lines say HTTP/1.0.
+    var http10 = false
+    /// `--request-target`: the request line's target instead of the URL's path.
+    var requestTarget: String?
     /// `--engine NAME` (SSLEngine.swift).
     var engine: String?
     /// `--crlf`: `-T`'s LFs go out as CRLF (CRLFUpload.swift).

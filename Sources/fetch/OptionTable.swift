@@ -154,10 +154,10 @@ enum OptionTable {
         },
         flag("ipv4", "4") { options, on in options.ipVersion = on ? .v4 : .any },
         flag("ipv6", "6") { options, on in options.ipVersion = on ? .v6 : .any },
-        flag("http1.1") { _, _ in },  // the only version fetch speaks
-        flag("http1.0", "0") { options, on in
-            if on { options.unsupported.append("-0, --http1.0: fetch speaks HTTP/1.1 only") }
-        },
+        flag("http1.1") { options, _ in options.http10 = false },
+        // HTTP/1.0 request lines, no Expect and no chunked upload (UploadFile.swift), as curl.
+        flag("http1.0", "0") { options, on in options.http10 = on },
+        value("request-target") { $0.requestTarget = $1 },
         value("max-time", "m") { options, text throws(FetchUsageError) in options.maxTime = try seconds("-m", text) },
         value("connect-timeout") { options, text throws(FetchUsageError) in options.connectTimeout = try seconds("--connect-timeout", text) },
         value("limit-rate") { options, text throws(FetchUsageError) in options.limitRate = try size("--limit-rate", text) },

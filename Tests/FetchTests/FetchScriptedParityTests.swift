@@ -15,7 +15,43 @@ struct FetchScriptedParityTests {
     struct Row: Sendable, CustomTestStringConvertible {
         var arguments: [String]
         var answer: String
+        /// Standard input (a pipe: not a regular file).
+        var stdin = ""
         var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    /// The same request as curl's: the request line, the set of header lines (the order of the
+    /// framing fields differs by design) without User-Agent, and the body.
+    static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"
+    static let wireRows: [Row] = [
+        Row(arguments: ["-sS", "--http1.0", "{url}"], answer: ok),
+        Row(arguments: ["-sS", "-0", "-d", "x=1", "{url}"], answer: ok),
+        Row(arguments: ["-sS", "-0", "--http1.1", "{url}"], answer: ok),
+        Row(arguments: ["-sS", "--request-target", "*", "-X", "OPTIONS", "{url}"], answer: ok),
+        Row(arguments: ["-sS", "--request-target", "/other?q=1", "-0", "{url}"], answer: ok),
+        // Standard input of unknown length with HTTP/1.0: curl's 25, nothing sent.
+        Row(arguments: ["-sS", "-0", "-T", "-", "{url}"], answer: ok, stdin: "x\n"),
+    ]
+
+    @Test("same request on the wire, same exit status and output", arguments: wireRows)
+    func sameRequest(_ row: Row) throws {
+        let curl = try Self.run("/usr/bin/curl", row)
+        let fetch = try Self.run(FetchOptionParityTests.fetchPath, row)
+        #expect(fetch.result.status == curl.result.status, "curl stderr: \(curl.result.errors)\nfetch stderr: \(fetch.result.errors)")
+        #expect(fetch.result.output == curl.result.output)
+        #expect(fetch.result.errors == curl.result.errors)
+        #expect(fetch.requests.map(Self.comparable) == curl.requests.map(Self.comparable))
+    }
+
+    /// A request as compared: its line, its header lines sorted (User-Agent and the port left
+    /// out), its body.
+    static func comparable(_ request: [UInt8]) -> [String] {
+        let text = String(decoding: request, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return [text] }
+        var lines = text[..<end.lowerBound].components(separatedBy: "\r\n")
+        let line = lines.removeFirst()
+        let fields = lines.filter { !$0.hasPrefix("User-Agent:") && !$0.hasPrefix("Host:") }.sorted()
+        return [line] + fields + [String(text[end.upperBound...])]
     }
 
     static let rows: [Row] = [
@@ -57,7 +93,7 @@ struct FetchScriptedParityTests {
         let server = try ScriptedServer(script: [.expectRequest, .send(row.answer), .close])
         defer { server.stop() }
         let arguments = row.arguments.map { $0.replacingOccurrences(of: "{url}", with: "http://127.0.0.1:\(server.port)/r") }
-        let result = try FetchCurlParityTests.run(tool, FetchCurlParityTests.Row(arguments: arguments))
+        let result = try FetchCurlParityTests.run(tool, FetchCurlParityTests.Row(arguments: arguments, stdin: row.stdin))
         _ = server.waitForConnections(1, finished: true)
         return (result, server.requests)
     }
