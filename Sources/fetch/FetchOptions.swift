@@ -79,6 +79,8 @@ struct FetchOptions: Equatable {
     var http10 = false
     /// `--request-target`: the request line's target instead of the URL's path.
     var requestTarget: String?
+    /// `--curves LIST`: the TLS key-exchange groups offered (OpenSSL's syntax).
+    var curves: String?
     /// `--engine NAME` (SSLEngine.swift).
     var engine: String?
     /// `--crlf`: `-T`'s LFs go out as CRLF (CRLFUpload.swift).

@@ -232,6 +232,7 @@ enum OptionTable {
             options.engine = name
         },
         value("tls13-ciphers") { $0.tls13Ciphers = $1 },
+        value("curves") { $0.curves = $1 },
         // "At least TLS 1.0/1.1" is always true: Lariat never offers less than 1.2.
         flag("tlsv1", "1") { _, _ in },
         flag("tlsv1.0") { _, _ in },
