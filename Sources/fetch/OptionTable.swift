@@ -278,7 +278,13 @@ enum OptionTable {
             options.proxy.proxy = text
             options.proxy.http10 = true
         },
-        value("proxy-header") { $0.proxy.headerLines.append($1) },
+        value("proxy-header") { options, text in
+            // `@FILE`: one header a line (curl 7.88 goes on without them when FILE is unreadable).
+            guard text.hasPrefix("@") else { options.proxy.headerLines.append(text); return }
+            guard let data = readFile(String(text.dropFirst())) else { return }
+            options.proxy.headerLines += String(decoding: data, as: UTF8.self)
+                .split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map(String.init)
+        },
         // Basic is what fetch sends a proxy anyway (at once, as curl's default).
         flag("proxy-basic") { _, _ in },
         value("proxy-user", "U") { $0.proxy.proxyUser = $1 },

@@ -66,6 +66,7 @@ struct FetchProxyParityTests {
         ["-sS", "-p", "-x", "127.0.0.1:{proxy}", "--proxy-header", "Host:", "--proxy-header", "X-E;",
          "--proxy-header", "Proxy-Connection: close", "{base}/json"],
         ["-sS", "-p", "--proxy1.0", "127.0.0.1:{proxy}", "{base}/json"],
+        ["-sS", "-p", "-x", "127.0.0.1:{proxy}", "--proxy-header", "@{headers}", "--proxy-header", "@/nonexistent", "{base}/json"],
         ["-sS", "-p", "--proxy1.0", "127.0.0.1:1", "-x", "127.0.0.1:{proxy}", "{base}/json"],
     ]
 
@@ -76,7 +77,12 @@ struct FetchProxyParityTests {
         func run(_ tool: String) throws -> (FetchCurlParityTests.Result, [String]) {
             let proxy = try TestProxyServer(kind: .http)
             defer { proxy.stop() }
-            let filled = arguments.map { $0.replacingOccurrences(of: "{proxy}", with: "\(proxy.port)") }
+            let headers = NSTemporaryDirectory() + "proxy-headers-\(UUID().uuidString)"
+            try "X-A: 1\r\nX-B;\nHost:\n".write(toFile: headers, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: headers) }
+            let filled = arguments.map {
+                $0.replacingOccurrences(of: "{proxy}", with: "\(proxy.port)").replacingOccurrences(of: "{headers}", with: headers)
+            }
             let result = try FetchCurlParityTests.run(tool, FetchCurlParityTests.Row(arguments: filled))
             let heads = proxy.received.map { record in
                 record.head.components(separatedBy: "\r\n")
