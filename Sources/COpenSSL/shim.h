@@ -25,6 +25,9 @@
 // MARK: SSL_CTX / SSL control macros
 
 static inline long lariat_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline int lariat_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) {
+    return (int)SSL_CTX_set1_groups_list(ctx, list);
+}
 static inline long lariat_SSL_set_mode(SSL *ssl, long mode) { return SSL_set_mode(ssl, mode); }
 static inline int lariat_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);

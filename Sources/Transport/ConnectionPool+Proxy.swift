@@ -50,7 +50,8 @@ extension ConnectionPool {
         switch server.kind {
         case .http, .https:
             tunnel.start(.http(HTTPConnectStateMachine(
-                host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization
+                host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization,
+                extraFields: server.headers, http10: server.connectsWithHTTP10
             )))
         case .socks5h:
             tunnel.start(.socks(socksMachine(for: server, destination: Self.socksDestination(host: host), port: port)))

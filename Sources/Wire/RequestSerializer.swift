@@ -41,6 +41,9 @@ public struct RequestHead: Sendable, Hashable {
     /// Whether to send `Expect: 100-continue` and wait for an interim response before the body.
     /// `false` by default.
     public var expectContinue: Bool
+    /// Whether the request line says `HTTP/1.0` instead of `HTTP/1.1` (curl's `--http1.0`).
+    /// `false` by default.
+    public var isHTTP10 = false
 
     /// Creates a request head.
     public init(
@@ -58,7 +61,7 @@ public struct RequestHead: Sendable, Hashable {
     /// Heads are equal when every component and every field, in order, is equal.
     public static func == (lhs: RequestHead, rhs: RequestHead) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.authority == rhs.authority
-            && lhs.framing == rhs.framing && lhs.expectContinue == rhs.expectContinue
+            && lhs.framing == rhs.framing && lhs.expectContinue == rhs.expectContinue && lhs.isHTTP10 == rhs.isHTTP10
             && lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
             && lhs.byteFields.count == rhs.byteFields.count
@@ -72,6 +75,7 @@ public struct RequestHead: Sendable, Hashable {
         hasher.combine(authority)
         hasher.combine(framing)
         hasher.combine(expectContinue)
+        hasher.combine(isHTTP10)
         for field in fields {
             hasher.combine(field.name)
             hasher.combine(field.value)
@@ -96,7 +100,7 @@ public enum RequestSerializer {
         buffer.append(contentsOf: head.method.rawValue.utf8)
         buffer.append(ASCII.space)
         buffer.append(contentsOf: head.target.utf8)
-        buffer.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
+        buffer.append(contentsOf: (head.isHTTP10 ? " HTTP/1.0\r\nHost: " : " HTTP/1.1\r\nHost: ").utf8)
         buffer.append(contentsOf: head.authority.utf8)
         buffer.append(contentsOf: crlf)
         for field in head.fields {

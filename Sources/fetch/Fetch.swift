@@ -41,6 +41,7 @@ struct Fetch {
         switch invocation {
         case .help(let category): print(Usage.text(category: category)); exit(0)
         case .version: print(FetchVersion.text); exit(0)
+        case .engines: print(SSLEngine.listText); exit(0)
         case .run(let parsed): options = parsed
         }
         if let path = options.extras.stderrPath { redirectStandardError(to: path) }
@@ -94,7 +95,9 @@ struct Fetch {
             session = try makeSession(options, requests: planned.compactMap { $0 })
         } catch {
             planned.forEach { $0?.removeBodyFile() }
-            fail("fetch: \(error)", status: error.status)
+            // curl's "(N) message" line, silenced by -s unless -S (as every transfer failure).
+            if options.showsErrors { printError("fetch: \(error)") }
+            exit(error.status)
         }
         if options.extras.parallel {
             status = await ParallelRun(options: options, session: session, jobs: jobs, planned: planned, errors: errors).run()
@@ -183,6 +186,9 @@ struct Fetch {
             configuration.timeoutIntervalForRequest = maxTime
         }
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
+        configuration.requestTarget = options.requestTarget
+        configuration.usesHTTP10 = options.http10
+        if let engine = options.engine, let failure = SSLEngine.failure(engine) { throw failure }
         var proxies = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
         if let found = proxies, found.httpProxy?.kind == .https || found.httpsProxy?.kind == .https {

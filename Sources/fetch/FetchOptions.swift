@@ -75,6 +75,16 @@ struct FetchOptions: Equatable {
     var remoteHeaderName = false
     /// `-T FILE` (`-` for standard input): PUT the file (every URL gets it).
     var uploadFile: String?
+    /// `-0/--http1.0`: request lines say HTTP/1.0.
+    var http10 = false
+    /// `--request-target`: the request line's target instead of the URL's path.
+    var requestTarget: String?
+    /// `--curves LIST`: the TLS key-exchange groups offered (OpenSSL's syntax).
+    var curves: String?
+    /// `--engine NAME` (SSLEngine.swift).
+    var engine: String?
+    /// `--crlf`: `-T`'s LFs go out as CRLF (CRLFUpload.swift).
+    var crlf = false
     /// `-i`: the response head is written before the body.
     var includeHeaders = false
     /// `-D FILE`: the response head is written to FILE (`-` for standard output).
@@ -211,6 +221,8 @@ enum Invocation: Equatable {
     case help(String?)
     /// `-V`/`--version`.
     case version
+    /// `--engine list` (SSLEngine.swift).
+    case engines
 }
 
 /// A command line fetch cannot run, with curl's exit status (2 for usage errors) and message.

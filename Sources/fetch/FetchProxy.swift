@@ -24,6 +24,23 @@ struct FetchProxyOptions: Equatable, Sendable {
     var tunnel = false
     /// The `--proxy-*` TLS options, for an `https://` proxy.
     var tls = FetchProxyTLSOptions()
+    /// `--proxy-header` lines, in order (curl's `-H` syntax: `Name:` removes, `Name;` is empty).
+    var headerLines: [String] = []
+    /// `--proxy1.0 HOST`: the proxy's CONNECT says HTTP/1.0 (`-x` sets it back to 1.1, as curl).
+    var http10 = false
+
+    /// `--proxy-header` lines as the proxy's fields: curl's custom-header reading (a line
+    /// with neither `:` nor a trailing `;` is ignored).
+    var headerFields: [ProxyServer.HeaderField] {
+        headerLines.compactMap { line in
+            if let colon = line.firstIndex(of: ":") {
+                let value = line[line.index(after: colon)...].trimmed
+                return ProxyServer.HeaderField(name: String(line[..<colon]).trimmed, value: value.isEmpty ? nil : value)
+            }
+            guard line.hasSuffix(";") else { return nil }
+            return ProxyServer.HeaderField(name: String(line.dropLast()).trimmed, value: "")
+        }
+    }
 
     /// The session's proxies: `-x` (else the environment, read as curl reads it), with
     /// `--noproxy`, `-U` and `-p` applied; `nil` when there is none, or when `bypassed`
@@ -53,6 +70,17 @@ struct FetchProxyOptions: Equatable, Sendable {
         }
         if let noProxy { configuration.exceptions = noProxy.isEmpty ? [] : [noProxy] }
         configuration.tunnelsHTTP = tunnel
+        let fields = headerFields
+        if !fields.isEmpty || http10 {
+            func withFields(_ server: ProxyServer?) -> ProxyServer? {
+                guard var server, server.speaksHTTP else { return server }
+                server.headers = fields
+                server.connectsWithHTTP10 = http10
+                return server
+            }
+            configuration.httpProxy = withFields(configuration.httpProxy)
+            configuration.httpsProxy = withFields(configuration.httpsProxy)
+        }
         if let proxyUser {
             let parts = proxyUser.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             func withUser(_ server: ProxyServer?) -> ProxyServer? {

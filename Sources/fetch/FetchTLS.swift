@@ -85,9 +85,10 @@ extension FetchOptions {
         }
         if let ciphers { configuration.cipherList = ciphers }
         if let tls13Ciphers { configuration.cipherSuites = tls13Ciphers }
+        if let curves { configuration.groups = curves }
         if minimumTLSVersion == "1.3" { configuration.minimumVersion = .v1_3 }
         if let maximumTLSVersion { configuration.maximumVersion = maximumTLSVersion == "1.2" ? .v1_2 : .v1_3 }
-        if ciphers != nil || tls13Ciphers != nil || maximumTLSVersion != nil {
+        if ciphers != nil || tls13Ciphers != nil || curves != nil || maximumTLSVersion != nil {
             // Cipher strings and version ranges are only checked by OpenSSL: build a context now.
             var probe = configuration
             probe.trustRoots = .certificates([])

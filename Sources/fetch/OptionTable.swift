@@ -154,10 +154,10 @@ enum OptionTable {
         },
         flag("ipv4", "4") { options, on in options.ipVersion = on ? .v4 : .any },
         flag("ipv6", "6") { options, on in options.ipVersion = on ? .v6 : .any },
-        flag("http1.1") { _, _ in },  // the only version fetch speaks
-        flag("http1.0", "0") { options, on in
-            if on { options.unsupported.append("-0, --http1.0: fetch speaks HTTP/1.1 only") }
-        },
+        flag("http1.1") { options, _ in options.http10 = false },
+        // HTTP/1.0 request lines, no Expect and no chunked upload (UploadFile.swift), as curl.
+        flag("http1.0", "0") { options, on in options.http10 = on },
+        value("request-target") { $0.requestTarget = $1 },
         value("max-time", "m") { options, text throws(FetchUsageError) in options.maxTime = try seconds("-m", text) },
         value("connect-timeout") { options, text throws(FetchUsageError) in options.connectTimeout = try seconds("--connect-timeout", text) },
         value("limit-rate") { options, text throws(FetchUsageError) in options.limitRate = try size("--limit-rate", text) },
@@ -196,6 +196,7 @@ enum OptionTable {
         // fetch never buffers output: each chunk is written as it arrives, so -N has nothing to turn off.
         flag("no-buffer", "N") { _, _ in },
         value("upload-file", "T") { $0.uploadFile = $1 },
+        flag("crlf") { $0.crlf = $1 },  // -T's LFs sent as CRLF (CRLFUpload.swift)
         flag("include", "i") { $0.includeHeaders = $1 },
         value("dump-header", "D") { $0.dumpHeaderPath = $1 },
         value("write-out", "w") { options, text throws(FetchUsageError) in
@@ -226,7 +227,12 @@ enum OptionTable {
         value("crlfile") { $0.crlFile = $1 },
         flag("cert-status") { $0.requireCertificateStatus = $1 },
         value("ciphers") { $0.ciphers = $1 },
+        value("engine") { options, name throws(FetchUsageError) in
+            if name == "list" { throw .stopped(.engines) }  // curl reads no further (SSLEngine.swift)
+            options.engine = name
+        },
         value("tls13-ciphers") { $0.tls13Ciphers = $1 },
+        value("curves") { $0.curves = $1 },
         // "At least TLS 1.0/1.1" is always true: Lariat never offers less than 1.2.
         flag("tlsv1", "1") { _, _ in },
         flag("tlsv1.0") { _, _ in },
@@ -264,7 +270,23 @@ enum OptionTable {
     /// curl's proxy options; see FetchProxy.swift. `--socks5` and `--socks5-hostname` are `-x`
     /// with a scheme: the last of the three wins.
     private static let proxy: [OptionSpec] = [
-        value("proxy", "x") { $0.proxy.proxy = $1 },
+        value("proxy", "x") { options, text in
+            options.proxy.proxy = text
+            options.proxy.http10 = false
+        },
+        value("proxy1.0") { options, text in
+            options.proxy.proxy = text
+            options.proxy.http10 = true
+        },
+        value("proxy-header") { options, text in
+            // `@FILE`: one header a line (curl 7.88 goes on without them when FILE is unreadable).
+            guard text.hasPrefix("@") else { options.proxy.headerLines.append(text); return }
+            guard let data = readFile(String(text.dropFirst())) else { return }
+            options.proxy.headerLines += String(decoding: data, as: UTF8.self)
+                .split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map(String.init)
+        },
+        // Basic is what fetch sends a proxy anyway (at once, as curl's default).
+        flag("proxy-basic") { _, _ in },
         value("proxy-user", "U") { $0.proxy.proxyUser = $1 },
         value("noproxy") { $0.proxy.noProxy = $1 },
         flag("proxytunnel", "p") { $0.proxy.tunnel = $1 },

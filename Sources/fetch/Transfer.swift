@@ -143,9 +143,9 @@ final class Transfer: @unchecked Sendable {
         let queue = DispatchQueue(label: "fetch.transfer")
         let stream = retrying(session, urlRequest)
         if let file = request.bodyFile, let size = FormParts.regularFileSize(file) { stream.uploadFile(atPath: file, length: size) }
-        if let path = options.uploadFile, let failure = UploadFile.attach(path, to: stream) {
+        if let path = options.uploadFile, let failure = UploadFile.attach(path, crlf: options.crlf, http10: options.http10, to: stream) {
             // curl says this even under -s, with its usage hint, before the (26) line.
-            printError("fetch: Can't open '\(path)'!\nfetch: try 'fetch --help' for more information")
+            if failure.status == 26 { printError("fetch: Can't open '\(path)'!\nfetch: try 'fetch --help' for more information") }
             return report(failure.status, failure.message)
         }
         if let credentials = request.challengeCredentials {

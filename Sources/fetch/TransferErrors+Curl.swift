@@ -4,6 +4,9 @@
 //   header-section-too-large  27, curl 7.88's status for a head past its buffer (its message is
 //                             "Out of memory"; fetch says what happened, once: the sentence
 //                             used to read "malformed response: malformed response: …")
+//   version (no `HTTP/`)      1 "Received HTTP/0.9 when not allowed": curl 7.88 reads a response
+//                             without a status line as HTTP/0.9 and refuses it unless --http0.9
+//                             (which fetch does not implement yet)
 // The rule comes typed from Client's TransportError (`wireRule`, `wireDetail`).
 import Client
 #if FullFoundation
@@ -32,6 +35,8 @@ extension TransferErrors {
             return (18, "transfer closed with outstanding read data remaining")
         case "header-section-too-large":
             return (27, "Too large response headers: \(wire.detail)")
+        case "version" where wire.detail.hasPrefix("response does not start with HTTP/"):
+            return (1, "Received HTTP/0.9 when not allowed")
         default:
             return nil
         }

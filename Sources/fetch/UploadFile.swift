@@ -24,7 +24,8 @@ enum UploadFile {
         let userSetExpect = options.headerLines.contains { line in
             line.lowercased().hasPrefix("expect:") || line.lowercased().hasPrefix("expect;")
         }
-        if !userSetExpect { request.headers.append(HeaderField(name: "Expect", value: "100-continue")) }
+        // curl sends Expect: 100-continue on HTTP/1.1 only.
+        if !userSetExpect && !options.http10 { request.headers.append(HeaderField(name: "Expect", value: "100-continue")) }
         return request
     }
 
@@ -49,8 +50,16 @@ enum UploadFile {
 
     /// Attaches the body to `stream`; returns a failure (curl's status 26) when the file cannot
     /// be read.
-    static func attach(_ path: String, to stream: DataStreamRequest) -> TransferError? {
+    static func attach(_ path: String, crlf: Bool = false, http10: Bool = false, to stream: DataStreamRequest) -> TransferError? {
         let failure = TransferError(status: 26, message: "Failed to open/read local data from file/application")
+        if http10 && path == "-" {
+            // Standard input of unknown length would go chunked, which HTTP/1.0 lacks: curl's 25.
+            var info = stat()
+            if fstat(0, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG {
+                return TransferError(status: 25, message: "Chunky upload is not supported by HTTP 1.0")
+            }
+        }
+        if crlf { return attachConverted(path, to: stream, failure: failure) }
         if path == "-" {
             var info = stat()
             if fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
@@ -63,6 +72,21 @@ enum UploadFile {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(path, R_OK) == 0 else { return failure }
         stream.uploadFile(atPath: path, length: Int(info.st_size))
+        return nil
+    }
+
+    /// `--crlf`: the file (or standard input, chunked when it is not a regular file) with each
+    /// LF sent as CRLF (CRLFUpload.swift).
+    private static func attachConverted(_ path: String, to stream: DataStreamRequest, failure: TransferError) -> TransferError? {
+        var info = stat()
+        let file = path == "-" ? "/dev/stdin" : path
+        let isRegular = (path == "-" ? fstat(0, &info) : stat(path, &info)) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        if path == "-" && !isRegular {
+            stream.uploadBody(from: CRLFBodySource(path: path), length: nil)
+            return nil
+        }
+        guard isRegular, access(file, R_OK) == 0, let length = CRLFBodySource.convertedLength(ofFileAt: file) else { return failure }
+        stream.uploadBody(from: CRLFBodySource(path: path), length: length)
         return nil
     }
 }

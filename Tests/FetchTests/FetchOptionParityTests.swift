@@ -110,6 +110,15 @@ struct FetchOptionParityTests {
                         "-w", "%{remote_ip}", "http://example.invalid:{port}/get"]),
         Row(arguments: ["-sS", "--connect-to", "example.invalid:80:127.0.0.1:99999", "http://example.invalid/get"]),
         Row(arguments: ["-sS", "--connect-to", "a:b:c:d", "http://example.invalid/get"]),
+        // --engine: `list` prints OpenSSL 3's engines and stops reading; a name is looked up
+        // before any transfer (53 unknown, 66 `dynamic`); an empty one sets none. A setup
+        // failure's message is silenced by -s (it was printed anyway before).
+        Row(arguments: ["--engine", "list", "--engine", "foo", "{base}/get"]),
+        Row(arguments: ["-sS", "--engine", "foo", "{base}/get"]),
+        Row(arguments: ["-s", "--engine", "foo", "{base}/get"]),
+        Row(arguments: ["-sS", "--engine", "dynamic", "{base}/get"]),
+        Row(arguments: ["-sS", "--engine", "", "{base}/get"]),
+        Row(arguments: ["-s", "-x", "http://p:x", "{base}/get"]),
         // -K: a bad line is a warning, the rest applies.
         Row(arguments: ["-K", "{fixtures}/badline"]),
     ]

@@ -50,7 +50,53 @@ struct FetchProxyParityTests {
         Row(arguments: ["-sS", "{base}/json"], environment: ["all_proxy=http://127.0.0.1:1"]),
         Row(arguments: ["-sS", "-x", "http://127.0.0.1:1", "{base}/json"], environment: ["no_proxy=127.0.0.1"]),
         Row(arguments: ["-sS", "-x", "http://127.0.0.1:1", "--noproxy", "", "{base}/json"], environment: ["no_proxy=127.0.0.1"]),
+        // --proxy-header: after -H in an absolute-form request (`Proxy-Connection:` removes curl's
+        // own, which fetch never sends); --proxy-basic is the default Basic.
+        Row(arguments: ["-sS", "-x", "127.0.0.1:{http}", "-H", "X-H: 1", "--proxy-header", "X-P: 2", "--proxy-header", "X-E;",
+                        "--proxy-header", "Proxy-Connection:", "{base}/headers"]),
+        Row(arguments: ["-sS", "--proxy-basic", "-p", "-U", "u:p", "-x", "127.0.0.1:{auth}", "{base}/json"]),
+        Row(arguments: ["-sS", "--proxy1.0", "127.0.0.1:{http}", "{base}/json"]),
+        Row(arguments: ["-sS", "-p", "--proxy1.0", "127.0.0.1:{auth}", "-U", "u:no", "{base}/json"]),
     ]
+
+    /// (arguments, with `{proxy}` the recording proxy): the CONNECT request the proxy receives
+    /// must be curl's, but for the User-Agent line (curl/7.88.1 and Lariat).
+    static let connectRows: [[String]] = [
+        ["-sS", "-p", "-x", "127.0.0.1:{proxy}", "-H", "X-H: 1", "--proxy-header", "X-P: 2", "{base}/json"],
+        ["-sS", "-p", "-x", "127.0.0.1:{proxy}", "--proxy-header", "Host:", "--proxy-header", "X-E;",
+         "--proxy-header", "Proxy-Connection: close", "{base}/json"],
+        ["-sS", "-p", "--proxy1.0", "127.0.0.1:{proxy}", "{base}/json"],
+        ["-sS", "-p", "-x", "127.0.0.1:{proxy}", "--proxy-header", "@{headers}", "--proxy-header", "@/nonexistent", "{base}/json"],
+        ["-sS", "-p", "--proxy1.0", "127.0.0.1:1", "-x", "127.0.0.1:{proxy}", "{base}/json"],
+    ]
+
+    @Test("the CONNECT request is curl's", arguments: connectRows)
+    func connectHead(_ arguments: [String]) throws {
+        let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("fetch").path
+        func run(_ tool: String) throws -> (FetchCurlParityTests.Result, [String]) {
+            let proxy = try TestProxyServer(kind: .http)
+            defer { proxy.stop() }
+            let headers = NSTemporaryDirectory() + "proxy-headers-\(UUID().uuidString)"
+            try "X-A: 1\r\nX-B;\nHost:\n".write(toFile: headers, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: headers) }
+            let filled = arguments.map {
+                $0.replacingOccurrences(of: "{proxy}", with: "\(proxy.port)").replacingOccurrences(of: "{headers}", with: headers)
+            }
+            let result = try FetchCurlParityTests.run(tool, FetchCurlParityTests.Row(arguments: filled))
+            let heads = proxy.received.map { record in
+                record.head.components(separatedBy: "\r\n")
+                    .filter { $0 != "User-Agent: curl/7.88.1" && $0 != "User-Agent: Lariat" }.joined(separator: "\r\n")
+            }
+            return (result, heads)
+        }
+        let (curl, curlHeads) = try run("/usr/bin/curl")
+        let (fetch, fetchHeads) = try run(fetchPath)
+        #expect(fetch.status == curl.status, "curl stderr: \(curl.errors)\nfetch stderr: \(fetch.errors)")
+        #expect(fetch.output == curl.output)
+        #expect(fetchHeads == curlHeads)
+        #expect(curlHeads.first?.hasPrefix("CONNECT ") == true, "\(curlHeads)")
+    }
 
     @Test("same exit status and output through the same proxy", arguments: rows)
     func sameAsCurl(_ row: Row) throws {

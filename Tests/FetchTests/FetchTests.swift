@@ -28,6 +28,8 @@ extension FetchIntegrationTests {
             case mutual
             /// Speaks TLS 1.2 only.
             case tls12Only
+            /// Accepts the P-384 key exchange only.
+            case p384Only
         }
 
         /// One fetch run: `{port}` and `{lab}` in the arguments are replaced.
@@ -72,6 +74,10 @@ extension FetchIntegrationTests {
                 arguments: resolve + ["--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES256-GCM-SHA384", url], status: 0),
             Row(name: "--ciphers that select nothing", server: .standard, arguments: resolve + ["--ciphers", "NO-SUCH-CIPHER", url], status: 59),
             Row(name: "--tlsv1.3 with --tls-max 1.2", server: .standard, arguments: resolve + ["--tlsv1.3", "--tls-max", "1.2", url], status: 59),
+            // --curves (curl 7.88.1 gives the same statuses against `s_server -groups P-384`).
+            Row(name: "--curves P-384 against a P-384-only server", server: .p384Only, arguments: resolve + ["--curves", "P-384", url], status: 0),
+            Row(name: "--curves X25519 against a P-384-only server", server: .p384Only, arguments: resolve + ["--curves", "X25519", url], status: 35),
+            Row(name: "--curves naming no group", server: .standard, arguments: resolve + ["--curves", "nope", url], status: 59),
             // Revocation.
             Row(name: "--cert-status against a server that staples nothing", server: .standard, arguments: resolve + ["--cert-status", url], status: 91),
             Row(name: "--crlfile with current CRLs for root and intermediate", server: .standard, arguments: resolve + ["--crlfile", "{lab}/crls.pem", url], status: 0),
@@ -92,6 +98,7 @@ extension FetchIntegrationTests {
             case .standard: arguments = []
             case .mutual: arguments = ["-Verify", "1", "-verify_return_error", "-CAfile", lab.path("clientca.pem")]
             case .tls12Only: arguments = ["-tls1_2"]
+            case .p384Only: arguments = ["-groups", "P-384"]
             }
             let server = try HTTPSServer(lab: lab, certificate: "good", chain: "inter.pem", arguments: arguments)
             defer { server.stop() }

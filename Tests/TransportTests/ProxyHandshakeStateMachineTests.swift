@@ -65,6 +65,28 @@ struct ProxyHandshakeStateMachineTests {
         #expect(text.hasPrefix("CONNECT [::1]:8443 HTTP/1.1\r\n") && !text.contains("Proxy-Authorization"), "\(text)")
     }
 
+    /// (scenario, extra fields, HTTP/1.0, the request curl 7.88 sends for them with `-A Lariat`).
+    static let connectHeadRows: [(String, [ProxyServer.HeaderField], Bool, String)] = [
+        ("built-ins only", [], false,
+         "CONNECT o:80 HTTP/1.1\r\nHost: o:80\r\nUser-Agent: Lariat\r\nProxy-Connection: Keep-Alive\r\n\r\n"),
+        ("--proxy1.0", [], true,
+         "CONNECT o:80 HTTP/1.0\r\nHost: o:80\r\nUser-Agent: Lariat\r\nProxy-Connection: Keep-Alive\r\n\r\n"),
+        ("an extra field goes last", [.init(name: "X-P", value: "1")], false,
+         "CONNECT o:80 HTTP/1.1\r\nHost: o:80\r\nUser-Agent: Lariat\r\nProxy-Connection: Keep-Alive\r\nX-P: 1\r\n\r\n"),
+        // curl: --proxy-header "X-P: 1" --proxy-header "Host:" --proxy-header "User-Agent: zz" --proxy-header "X-E;"
+        ("replaced and removed built-ins, an empty field",
+         [.init(name: "X-P", value: "1"), .init(name: "Host", value: nil), .init(name: "User-Agent", value: "zz"), .init(name: "X-E", value: "")], true,
+         "CONNECT o:80 HTTP/1.0\r\nProxy-Connection: Keep-Alive\r\nX-P: 1\r\nUser-Agent: zz\r\nX-E:\r\n\r\n"),
+    ]
+
+    @Test("the CONNECT request with the proxy's own fields", arguments: connectHeadRows.indices)
+    func connectHead(row: Int) {
+        let (scenario, fields, http10, expected) = Self.connectHeadRows[row]
+        var machine = HTTPConnectStateMachine(host: "o", port: 80, proxy: "p", authorization: nil, extraFields: fields, http10: http10)
+        guard case .send(let bytes) = machine.start() else { Issue.record("start must send"); return }
+        #expect(String(decoding: bytes, as: UTF8.self) == expected, "\(scenario)")
+    }
+
     @Test("end of stream before the answer")
     func connectClosed() {
         var machine = HTTPConnectStateMachine(host: "o", port: 443, proxy: "p", authorization: nil)

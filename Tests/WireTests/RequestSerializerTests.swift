@@ -25,6 +25,14 @@ struct RequestSerializerTests {
         #expect(String(decoding: bytes, as: UTF8.self) == "GET / HTTP/1.1\r\nHost: h\r\n" + expected + "\r\n")
     }
 
+    @Test("HTTP/1.0 request line (curl's --http1.0); heads differing only in it differ")
+    func http10() throws {
+        var head = RequestHead(method: .get, target: "*", authority: "h")
+        head.isHTTP10 = true
+        #expect(String(decoding: try RequestSerializer.serialize(head), as: UTF8.self) == "GET * HTTP/1.0\r\nHost: h\r\n\r\n")
+        #expect(head != RequestHead(method: .get, target: "*", authority: "h"))
+    }
+
     /// Header injection and malformed components: each refused with its rule.
     static let rejected: [(String, RequestHead, WireError.Rule)] = [
         ("CRLF in value", RequestHead(method: .get, target: "/", authority: "h", fields: [("X", "a\r\nInjected: 1")]), .requestFieldValue),

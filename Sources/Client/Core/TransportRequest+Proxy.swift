@@ -12,7 +12,7 @@ extension TransportRequest {
     /// - Plain `http://` through an HTTP proxy: the target becomes absolute-form
     ///   (`http://host:port/path?query`, RFC 9112 §3.2.2) and, when the proxy URL has
     ///   credentials and the request sets no `Proxy-Authorization` itself, `Proxy-Authorization:
-    ///   Basic` is added. The connection to the proxy is pooled per origin.
+    ///   Basic` is added, then the proxy's own ``ProxyServer/headers``. The connection to the proxy is pooled per origin.
     /// - `http+unix://` never uses a proxy.
     /// - Parameters:
     ///   - key: The pool key; gains the route.
@@ -34,6 +34,9 @@ extension TransportRequest {
         if let authorization = server.basicAuthorization,
            !fields.contains(where: { $0.name.lowercased() == "proxy-authorization" }) {
             fields.append(("Proxy-Authorization", authorization))
+        }
+        for field in server.headers {
+            if let value = field.value { fields.append((field.name, value)) }
         }
     }
 }

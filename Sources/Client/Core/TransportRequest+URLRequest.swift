@@ -86,6 +86,7 @@ extension TransportRequest {
         let total = try TimeoutLimit.duration(settings.timeoutIntervalForResource, setting: "timeoutIntervalForResource", url: url)
         var key = route.key
         Self.routeThroughProxy(&key, proxy: settings.proxy, scheme: scheme, authority: route.authority, target: &target, fields: &fields)
+        if let requestTarget = settings.requestTarget { target = requestTarget }
         self.init(
             key: key,
             head: RequestHead(method: RequestMethod(method), target: target, authority: authority, fields: fields,
@@ -97,6 +98,7 @@ extension TransportRequest {
             deadline: total.map { start + $0 } ?? .distantFuture
         )
         head.byteFields = byteFields
+        head.isHTTP10 = settings.usesHTTP10
     }
 
     /// The URL's scheme, lower case, if Lariat sends it.

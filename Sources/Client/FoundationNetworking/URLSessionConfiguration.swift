@@ -42,6 +42,10 @@ public final class URLSessionConfiguration: Sendable {
         var httpMaximumRedirects = 16
         var urlCredentialStorage = CredentialStorageReference(storage: .shared)
         var contentDecoding = ContentDecoding()
+        /// fetch's `--request-target`: every request line's target, as given.
+        var requestTarget: String?
+        /// fetch's `--http1.0`: every request line says HTTP/1.0.
+        var usesHTTP10 = false
     }
 
     private let state: Mutex<Settings>
@@ -211,6 +215,20 @@ public final class URLSessionConfiguration: Sendable {
     public var contentDecoding: ContentDecoding {
         get { state.withLock { $0.contentDecoding } }
         set { state.withLock { $0.contentDecoding = newValue } }
+    }
+
+    /// The request target sent instead of the URL's (curl's `--request-target`: `*` for
+    /// `OPTIONS *`), for every request of the session, redirects included; `nil` (the default)
+    /// sends the URL's own.
+    package var requestTarget: String? {
+        get { state.withLock { $0.requestTarget } }
+        set { state.withLock { $0.requestTarget = newValue } }
+    }
+
+    /// Whether request lines say `HTTP/1.0` (curl's `--http1.0`). `false` by default.
+    package var usesHTTP10: Bool {
+        get { state.withLock { $0.usesHTTP10 } }
+        set { state.withLock { $0.usesHTTP10 = newValue } }
     }
 }
 

@@ -73,6 +73,10 @@ public struct TLSConfiguration: Sendable {
     /// TLS 1.3 cipher suites in OpenSSL syntax (curl `--tls13-ciphers`); ``defaultCipherSuites`` by default.
     public var cipherSuites: String = TLSConfiguration.defaultCipherSuites
 
+    /// Key-exchange groups offered, in OpenSSL's colon-separated syntax (`X25519:P-256`, curl
+    /// `--curves`); `nil` (the default) offers OpenSSL's own list.
+    public var groups: String? = nil
+
     /// OpenSSL security level for the handshake and the chain; 2 by default, lower values refused.
     public var securityLevel: Int = 2
 

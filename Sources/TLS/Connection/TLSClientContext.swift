@@ -74,6 +74,9 @@ public final class TLSClientContext: @unchecked Sendable {
         guard SSL_CTX_set_ciphersuites(context, configuration.cipherSuites) == 1 else {
             throw TLSError.drainingQueue(.configuration, "TLS 1.3 suites '\(configuration.cipherSuites)' are invalid")
         }
+        if let groups = configuration.groups, lariat_SSL_CTX_set1_groups_list(context, groups) != 1 {
+            throw TLSError.drainingQueue(.configuration, "failed setting curves list: '\(groups)'")
+        }
         // No compression (CRIME), and no renegotiation: a server-initiated renegotiation
         // mid-response is refused rather than silently re-verified.
         SSL_CTX_set_options(context, lariat_SSL_OP_NO_COMPRESSION() | lariat_SSL_OP_NO_RENEGOTIATION())

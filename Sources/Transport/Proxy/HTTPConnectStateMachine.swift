@@ -47,6 +47,10 @@ struct HTTPConnectStateMachine {
     let authorization: String?
     /// The most bytes the proxy's answer head may take (the parser's own limits also apply).
     let maxResponseHead: Int
+    /// Extra fields for the proxy, after the built-in ones (``ProxyServer/headers``).
+    let extraFields: [ProxyServer.HeaderField]
+    /// `HTTP/1.0` instead of `HTTP/1.1` on the request line.
+    let http10: Bool
 
     /// - Parameters:
     ///   - host: The origin's host (an IPv6 literal without brackets).
@@ -54,7 +58,14 @@ struct HTTPConnectStateMachine {
     ///   - proxy: The proxy's description, for errors.
     ///   - authorization: `Proxy-Authorization`'s value, or `nil`.
     ///   - maxResponseHead: Limit on the answer's head, 16 KiB by default.
-    init(host: String, port: Int, proxy: String, authorization: String?, maxResponseHead: Int = 16 * 1024) {
+    ///   - extraFields: ``ProxyServer/headers``: appended, replacing built-in fields of their name.
+    ///   - http10: Whether the request line says `HTTP/1.0`.
+    init(
+        host: String, port: Int, proxy: String, authorization: String?, maxResponseHead: Int = 16 * 1024,
+        extraFields: [ProxyServer.HeaderField] = [], http10: Bool = false
+    ) {
+        self.extraFields = extraFields
+        self.http10 = http10
         self.authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
         self.proxy = proxy
         self.authorization = authorization
@@ -67,10 +78,23 @@ struct HTTPConnectStateMachine {
         var parser = ResponseParser()
         parser.expectResponse(to: .connect)
         state = .awaitingResponse(parser: parser, received: [])
-        var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        return .send(Array(requestHead.utf8))
+    }
+
+    /// The CONNECT request as curl 7.88 builds it: Host, Proxy-Authorization, User-Agent,
+    /// Proxy-Connection, then the extra fields (one of these names among them replaces the
+    /// built-in field, a `nil` value removes it).
+    var requestHead: String {
+        func overridden(_ name: String) -> Bool { extraFields.contains { $0.name.lowercased() == name } }
+        var head = "CONNECT \(authority) HTTP/\(http10 ? "1.0" : "1.1")\r\n"
+        if !overridden("host") { head += "Host: \(authority)\r\n" }
         if let authorization { head += "Proxy-Authorization: \(authorization)\r\n" }
-        head += "User-Agent: Lariat\r\nProxy-Connection: Keep-Alive\r\n\r\n"
-        return .send(Array(head.utf8))
+        if !overridden("user-agent") { head += "User-Agent: Lariat\r\n" }
+        if !overridden("proxy-connection") { head += "Proxy-Connection: Keep-Alive\r\n" }
+        for field in extraFields {
+            if let value = field.value { head += value.isEmpty ? "\(field.name):\r\n" : "\(field.name): \(value)\r\n" }
+        }
+        return head + "\r\n"
     }
 
     /// Bytes arrived from the proxy.

@@ -47,6 +47,31 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// framework's `ProxyConfiguration(httpCONNECTProxy:tlsOptions:)`). `nil`, the default,
     /// verifies the proxy against the system trust store. Ignored for other kinds.
     public var tlsOptions: ProxyTLSOptions?
+    /// Header fields for the proxy alone (curl's `--proxy-header`), in order: appended to the
+    /// `CONNECT` request of a tunnel, where one named `Host`, `User-Agent` or `Proxy-Connection`
+    /// replaces the built-in field of that name, and after the request's own fields in an
+    /// absolute-form request to an HTTP proxy. Empty by default.
+    public var headers: [HeaderField] = []
+    /// Whether the `CONNECT` request says `HTTP/1.0` (curl's `--proxy1.0`); absolute-form
+    /// requests are unchanged. `false` by default.
+    public var connectsWithHTTP10 = false
+
+    /// One of ``ProxyServer/headers``.
+    public struct HeaderField: Sendable, Hashable {
+        /// The field's name.
+        public var name: String
+        /// Its value; `nil` sends no field of this name (in `CONNECT`: not the built-in one either).
+        public var value: String?
+
+        /// A field `name: value`; a `nil` value suppresses the field.
+        /// - Parameters:
+        ///   - name: The field's name.
+        ///   - value: Its value, or `nil`.
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
 
     /// The port curl assumes when a proxy URL has none: 1080 (443 for `https://`, see
     /// ``defaultPort(for:)``).
