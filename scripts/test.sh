@@ -20,7 +20,10 @@
 #  9. runs the CI-size soak (scripts/soak.sh ci: ~10,000 requests with faults against nginx;
 #     fails on a leaked descriptor or thread, RSS growth >= 1 MiB, or a request that did not end
 #     as expected),
-# 10. runs the Wire, EventLoop, TLS, Transport, Client and fetch suites under AddressSanitizer and
+# 10. runs the Autobahn|Testsuite CI slice against the WebSocket client (scripts/autobahn/run.sh:
+#     a Python 3 port of its fuzzingserver in .build-autobahn/; fails on any case not OK,
+#     NON-STRICT or INFORMATIONAL; --full by hand),
+# 11. runs the Wire, EventLoop, TLS, Transport, Client and fetch suites under AddressSanitizer and
 #     ThreadSanitizer (scripts/sanitizers.sh; fails on any report not in scripts/sanitizers/*.supp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,6 +110,9 @@ bash Benchmarks/check-allocations.sh
 
 echo "== soak (CI size)"
 bash scripts/soak.sh ci
+
+echo "== Autobahn|Testsuite, CI slice (scripts/autobahn/run.sh; --full by hand)"
+bash scripts/autobahn/run.sh
 
 echo "== sanitizers (address, thread)"
 bash scripts/sanitizers.sh all
