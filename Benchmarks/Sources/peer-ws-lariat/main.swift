@@ -19,7 +19,6 @@ struct LariatEchoConnection: EchoConnection {
         switch message {
         case .data(let data): return data.count
         case .string(let text): return text.utf8.count
-        @unknown default: throw ClosedEarly()
         }
     }
 }
