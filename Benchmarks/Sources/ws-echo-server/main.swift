@@ -27,7 +27,8 @@ final class EchoHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
         case .connectionClose:
             let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(close), promise: nil)
+            context.close(promise: nil)
         default:
             break
         }
@@ -62,6 +63,7 @@ let channel = try await ServerBootstrap(group: group)
         }
     }
     .bind(host: "127.0.0.1", port: port).get()
-print("LARIAT_WS_ECHO=ws://127.0.0.1:\(channel.localAddress?.port ?? 0)/")
-fflush(stdout)
+// Straight to fd 1: the runner reads this line from a pipe, where print() would sit in stdio's buffer.
+let ready = Array("LARIAT_WS_ECHO=ws://127.0.0.1:\(channel.localAddress?.port ?? 0)/\n".utf8)
+_ = ready.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 try await channel.closeFuture.get()
