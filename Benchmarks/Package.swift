@@ -19,6 +19,14 @@ let package = Package(
         .executable(name: "peer-urlsession", targets: ["peer-urlsession"]),
         // Lariat's own peer (added by the lead once `Client` can make requests):
         .executable(name: "peer-lariat", targets: ["peer-lariat"]),
+        // The OpenAPI row (issue 20): one generated client, three transports.
+        .executable(name: "peer-openapi-lariat", targets: ["peer-openapi-lariat"]),
+        .executable(name: "peer-openapi-ahc", targets: ["peer-openapi-ahc"]),
+        .executable(name: "peer-openapi-urlsession", targets: ["peer-openapi-urlsession"]),
+        // The WebSocket echo row (issue 22): NIO's echo server, Lariat's client and NIO's.
+        .executable(name: "ws-echo-server", targets: ["ws-echo-server"]),
+        .executable(name: "peer-ws-lariat", targets: ["peer-ws-lariat"]),
+        .executable(name: "peer-ws-nio", targets: ["peer-ws-nio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -27,6 +35,10 @@ let package = Package(
         // Lariat itself, for peer-lariat and the micro benchmarks:
         .package(name: "Lariat", path: ".."),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The OpenAPI row's generated client and the two transports Lariat's is measured against.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Micro benchmarks (Benchmarks/<Name>/, run by `swift package benchmark`). Only the malloc
         // interposer trait: the default set also enables "RuntimeInterposer", whose package
         // (swift-runtime-interposer) is not in this machine's package mirror; disabling it keeps
@@ -63,6 +75,55 @@ let package = Package(
                            // The monitor-overhead row (LARIAT_PEER_MONITORS, Monitors.swift).
                            .product(name: "ClientObservability", package: "Lariat"),
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // MARK: The OpenAPI row (README "OpenAPI transports")
+        .target(
+            name: "BenchOpenAPI",
+            dependencies: ["BenchSupport", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "peer-openapi-lariat",
+            dependencies: ["BenchSupport", "BenchOpenAPI", .product(name: "Client", package: "Lariat"),
+                           .product(name: "LariatOpenAPI", package: "Lariat")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "peer-openapi-ahc",
+            dependencies: ["BenchSupport", "BenchOpenAPI",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "peer-openapi-urlsession",
+            dependencies: ["BenchSupport", "BenchOpenAPI",
+                           .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession")],
+            swiftSettings: strict
+        ),
+
+        // MARK: The WebSocket echo row (README "WebSocket echo")
+        .executableTarget(
+            name: "ws-echo-server",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "peer-ws-nio",
+            dependencies: ["BenchSupport",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "peer-ws-lariat",
+            dependencies: ["BenchSupport", .product(name: "Client", package: "Lariat")],
             swiftSettings: strict
         ),
 

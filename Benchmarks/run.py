@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from runner import clients as client_defs  # noqa: E402
 from runner import report  # noqa: E402
-from runner.cases import ALL_CLIENTS, CASES, CASES_BY_NAME, DEFAULT_CLIENTS, PEER_BINARIES, SWIFT_PEERS  # noqa: E402
+from runner.cases import (ALL_CLIENTS, CASES, CASES_BY_NAME, DEFAULT_CLIENTS, PEER_BINARIES, SWIFT_PEERS,  # noqa: E402
+                          runs_case)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -50,7 +51,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="smoke run: fewer runs, requests and wrk seconds")
     parser.add_argument("--clients", default=",".join(DEFAULT_CLIENTS),
                         help="comma list (default: all but the lariat-mon-* monitor-overhead peers)")
-    parser.add_argument("--cases", default=",".join(c.name for c in CASES), help="comma list (default: all)")
+    parser.add_argument("--cases", default=",".join(c.name for c in CASES),
+                        help="comma list (default: all but the openapi-* and ws-echo-* rows)")
     parser.add_argument("--subject", default="lariat", help="client whose ratios to the others are shown")
     parser.add_argument("--no-build", action="store_true", help="use the peer binaries already built")
     parser.add_argument("--timeout", type=float, default=180, help="seconds before one client run is killed")
@@ -119,6 +121,37 @@ class Nginx:
             self.started = False
             subprocess.run([str(REPO / "scripts/nginx.sh"), "stop", str(NGINX_DIR)],
                            stdout=sys.stderr, check=False)
+
+
+class EchoServer:
+    """Benchmarks' ws-echo-server (release), pinned to SERVER_CPU; stop() ends it by PID."""
+
+    def __init__(self, pin: bool):
+        self.pin = pin
+        self.process = None
+
+    def start(self) -> str:
+        argv = [str(HERE / ".build" / "release" / "ws-echo-server")]
+        if self.pin:
+            argv = ["taskset", "-c", str(SERVER_CPU)] + argv
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().strip()
+        if not line.startswith("LARIAT_WS_ECHO="):
+            self.stop()
+            raise RuntimeError(f"ws-echo-server did not start: {line!r}")
+        url = line.split("=", 1)[1]
+        log(f"ws-echo-server up: {url} (pid {self.process.pid})")
+        return url
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
 
 
 def run_measured(argv, extra_env, timeout, pin):
@@ -240,6 +273,7 @@ def main() -> int:
         os.sched_setaffinity(0, {SERVER_CPU})  # the runner itself stays off the client's CPU
 
     nginx = Nginx(pin)
+    echo = EchoServer(pin)
 
     def on_signal(signum, _frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -258,6 +292,8 @@ def main() -> int:
             bench_dir=BENCH_DIR, http_base=servers["LARIAT_NGINX_HTTP"], https_base=servers["LARIAT_NGINX_HTTPS"],
             ca_file=servers["LARIAT_NGINX_CA"], upload_file=str(upload_file), quick=args.quick,
             wrk_seconds=1 if args.quick else 3)
+        if any(case.scheme == "ws" for case in cases):
+            ctx.ws_base = echo.start()
         script = HERE / "wrk" / "report.lua"
         for run in range(args.runs):
             if time.monotonic() > deadline:
@@ -271,7 +307,9 @@ def main() -> int:
                 log(f"  the machine is busy (1-minute load {load:.2f} on {os.cpu_count()} CPUs): expect noise")
             for case in cases:
                 for client in order:
-                    if case.workload == "cold-start":
+                    if not runs_case(client, case):
+                        invocation = None
+                    elif case.workload == "cold-start":
                         invocation = client_defs.cold_start(client, case, ctx, args.fetch, peer_binary(client))
                     elif client == "curl":
                         invocation = client_defs.curl(case, ctx)
@@ -292,6 +330,7 @@ def main() -> int:
     except KeyboardInterrupt as interruption:
         log(f"interrupted ({interruption}); reporting what was measured")
     finally:
+        echo.stop()
         nginx.stop()
 
     summary = report.summarize(runs, args.subject)

@@ -13,7 +13,8 @@
 #                            expiring within a day); tls/server.pem + server.key: the leaf, with
 #                            SAN DNS:localhost, IP:127.0.0.1, IP:::1
 #   docroot/                 0.bin (0 B), 1k.bin, 64k.bin, 1m.bin, 100m.bin (random bytes) and
-#                            doc.json (scripts/fixtures/bench.json, ~2 KiB)
+#                            doc.json (scripts/fixtures/bench.json, ~2 KiB), 1k.json
+#                            (scripts/fixtures/openapi-1k.json, 1024 B: the OpenAPI row)
 #   nginx.conf, nginx.pid, logs/error.log, tmp/
 #
 # Endpoints on both ports: GET /<file> (static, keep-alive, keepalive_requests 1000000);
@@ -90,6 +91,7 @@ make_docroot() {
         fi
     done
     cp "$here/fixtures/bench.json" "$root/doc.json"
+    cp "$here/fixtures/openapi-1k.json" "$root/1k.json"
 }
 
 # The discard upstream's unix socket; sun_path holds 108 bytes, so a deep DIR falls back to /tmp.

@@ -34,6 +34,8 @@ class Case:
     wrk: bool = True
     curl: bool = True
     note: str = ""
+    # Non-empty: the only clients that run this case (its row's own peers); others show n/a.
+    peers: tuple = ()
 
 
 CASES = [
@@ -63,7 +65,31 @@ CASES = [
               "curl = `curl -s URL`, Swift peers = one seq request without warm-up"),
 ]
 
-CASES_BY_NAME = {case.name: case for case in CASES}
+# Rows with peers of their own, not in the default `--cases` (run them by name, README "OpenAPI
+# transports" and "WebSocket echo"). `openapi-*`: the generated client of
+# Sources/BenchOpenAPI/openapi.yaml GETting the 1 KiB /1k.json over each transport. `ws-echo-*`:
+# 1 KiB binary messages echoed by ws-echo-server (NIO, started by the runner on the server's CPU).
+OPENAPI_PEERS = ["openapi-lariat", "openapi-ahc", "openapi-urlsession"]
+WS_PEERS = ["ws-lariat", "ws-nio"]
+ROW_CASES = [
+    Case("openapi-seq-1k", "seq", "http", "/1k.json", "rps", 5000, 1000, wrk=False, curl=False,
+         peers=tuple(OPENAPI_PEERS), note="generated client getCatalogue(): GET + typed JSON decoding of 1 KiB"),
+    Case("openapi-concurrent-64", "concurrent", "http", "/1k.json", "rps", 20000, 5000, concurrency=64,
+         wrk=False, curl=False, peers=tuple(OPENAPI_PEERS)),
+    Case("ws-echo-seq", "seq", "ws", "/", "rps", 5000, 1000, wrk=False, curl=False, peers=tuple(WS_PEERS),
+         note="round trips/s: a 1 KiB binary message sent, its echo received, on one connection"),
+    Case("ws-echo-concurrent-64", "concurrent", "ws", "/", "rps", 20000, 5000, concurrency=64, wrk=False,
+         curl=False, peers=tuple(WS_PEERS), note="64 connections, each one round trip in flight"),
+]
+
+CASES_BY_NAME = {case.name: case for case in CASES + ROW_CASES}
+
+
+def runs_case(client: str, case: Case) -> bool:
+    """Whether `client` takes part in `case`: a row's own peers run only their row's cases."""
+    if case.peers:
+        return client in case.peers
+    return client not in OPENAPI_PEERS + WS_PEERS
 
 
 @dataclass(frozen=True)
@@ -109,7 +135,7 @@ ISSUE9_SUBJECT_TARGETS = {"lariat-loop": {"seq-1k": Target({"ahc": 2.0, "wrk": 0
 # same run: `run.sh --subject lariat --cases seq-1k --clients lariat,lariat-mon-logging,...`.
 # Not in the default client list (they measure Lariat against itself).
 MONITOR_PEERS = ["lariat-mon-logging", "lariat-mon-metrics", "lariat-mon-tracing", "lariat-mon-all"]
-SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"] + MONITOR_PEERS
+SWIFT_PEERS = ["lariat", "lariat-loop", "ahc", "urlsession"] + MONITOR_PEERS + OPENAPI_PEERS + WS_PEERS
 # Peers that are another peer's binary run in a mode selected by environment variables.
 PEER_BINARIES = {"lariat-loop": "lariat", **{name: "lariat" for name in MONITOR_PEERS}}
 PEER_ENVIRONMENT = {
@@ -121,4 +147,4 @@ PEER_ENVIRONMENT = {
 }
 REFERENCES = ["curl", "wrk"]
 ALL_CLIENTS = SWIFT_PEERS + REFERENCES
-DEFAULT_CLIENTS = [client for client in ALL_CLIENTS if client not in MONITOR_PEERS]
+DEFAULT_CLIENTS = [client for client in ALL_CLIENTS if client not in MONITOR_PEERS + OPENAPI_PEERS + WS_PEERS]

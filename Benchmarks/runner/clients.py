@@ -31,8 +31,11 @@ class Context:
     upload_file: str         # the 100 MiB file POSTed by the upload case
     quick: bool
     wrk_seconds: float       # wrk runs for a duration, not a request count
+    ws_base: str = ""        # ws://127.0.0.1:PORT of ws-echo-server, when a ws case runs
 
     def url(self, case: Case) -> str:
+        if case.scheme == "ws":
+            return self.ws_base.rstrip("/") + case.path
         return (self.https_base if case.scheme == "https" else self.http_base) + case.path
 
     def requests(self, case: Case) -> int:

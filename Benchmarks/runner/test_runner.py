@@ -150,3 +150,35 @@ class SummaryTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RowCaseTests(unittest.TestCase):
+    """The OpenAPI and WebSocket rows: their peers run only their cases, and no other client does."""
+
+    def test_row_peers_run_only_their_cases(self):
+        from runner.cases import runs_case
+        openapi, echo, seq = CASES_BY_NAME["openapi-seq-1k"], CASES_BY_NAME["ws-echo-seq"], CASES_BY_NAME["seq-1k"]
+        self.assertTrue(runs_case("openapi-ahc", openapi))
+        self.assertFalse(runs_case("lariat", openapi))
+        self.assertFalse(runs_case("ws-nio", openapi))
+        self.assertTrue(runs_case("ws-lariat", echo))
+        self.assertFalse(runs_case("curl", echo))
+        self.assertFalse(runs_case("openapi-lariat", seq))
+        self.assertFalse(runs_case("ws-lariat", seq))
+        self.assertTrue(runs_case("lariat", seq))
+
+    def test_ws_case_url_and_argv(self):
+        with TemporaryDirectory() as tmp:
+            ctx = context(Path(tmp))
+            ctx.ws_base = "ws://127.0.0.1:3/"
+            case = CASES_BY_NAME["ws-echo-concurrent-64"]
+            invocation = clients.peer(Path("/x/peer-ws-nio"), "ws-nio", case, ctx)
+            self.assertEqual(invocation.argv[invocation.argv.index("--url") + 1], "ws://127.0.0.1:3/")
+            self.assertEqual(invocation.argv[invocation.argv.index("--concurrency") + 1], "64")
+            self.assertEqual(ctx.url(CASES_BY_NAME["openapi-seq-1k"]), "http://127.0.0.1:1/1k.json")
+
+    def test_rows_not_in_defaults(self):
+        from runner.cases import CASES, DEFAULT_CLIENTS
+        self.assertNotIn("openapi-seq-1k", [case.name for case in CASES])
+        self.assertNotIn("ws-lariat", DEFAULT_CLIENTS)
+        self.assertNotIn("openapi-lariat", DEFAULT_CLIENTS)

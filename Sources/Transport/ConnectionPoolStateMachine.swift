@@ -177,6 +177,9 @@ struct ConnectionPoolStateMachine {
     private var queuedTotal = 0
     /// The deadline the timer is armed for, if it is.
     private var armedDeadline: Deadline?
+    /// Set by `shutdown()` (Session released): from then on a released connection is closed,
+    /// not kept idle, since nothing will lease it again.
+    private var isShutDown = false
 
     /// - Parameter maxConnectionsPerHost: The per-key limit; values below 1 mean 1.
     init(maxConnectionsPerHost: Int) {
@@ -297,6 +300,13 @@ struct ConnectionPoolStateMachine {
         var host = hosts.removeValue(forKey: key)!
         defer { store(host, for: key) }
         guard let (waiter, timer) = dequeue(from: &host) else {
+            if isShutDown {
+                // Finished after the session was released (its caller heard the end first):
+                // kept idle, it would stay open until the idle timeout, counted as idle.
+                connections[id] = nil
+                host.open -= 1
+                return Action(connection: .close(id))
+            }
             connections[id]!.state = .idle
             host.idle.append(id)
             return Action()
@@ -361,8 +371,10 @@ struct ConnectionPoolStateMachine {
         }
     }
 
-    /// Closes every idle connection (Session teardown). Busy ones finish their requests.
+    /// Closes every idle connection (Session teardown). Busy ones finish their requests and are
+    /// closed when released.
     mutating func shutdown() -> Action {
+        isShutDown = true
         var closing: [ConnectionID] = []
         for key in Array(hosts.keys) {
             var host = hosts.removeValue(forKey: key)!

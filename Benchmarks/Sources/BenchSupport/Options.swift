@@ -103,8 +103,8 @@ public struct BenchOptions: Sendable, Equatable {
             let known = Workload.allCases.map(\.rawValue).joined(separator: ", ")
             throw UsageError("unknown workload '\(workloadName)' (known: \(known))")
         }
-        guard let url = values["--url"], url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            throw UsageError("--url is required and must be http:// or https://")
+        guard let url = values["--url"], url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("ws://") else {
+            throw UsageError("--url is required and must be http://, https:// or (the WebSocket echo peers) ws://")
         }
         let concurrency = try positive(values["--concurrency"], name: "--concurrency")
             ?? (workload == .concurrent ? 64 : 1)
