@@ -16,6 +16,11 @@ import LariatTestSupport
 @Suite("MetricsEventMonitor pool gauges after the Session is released")
 struct PoolGaugesReleaseTests {
     private static let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    /// How long the server waits for each request. Not the default 5 s: in a full parallel
+    /// `swift test` on 2 cores the next request of a sequential caller came more than 5 s later,
+    /// the server gave up on the kept-alive connection and the retry met a connection with no
+    /// script. Nothing here is about timing.
+    private static let stepTimeout: Duration = .seconds(60)
 
     private func idle(_ metrics: TestMetrics, port: Int) -> Double? {
         let origin = [("scheme", "http"), ("host", "127.0.0.1"), ("port", String(port))]
@@ -27,7 +32,8 @@ struct PoolGaugesReleaseTests {
     func releasedSessionClosesIdleConnections(requests: Int) async throws {
         let server = try ScriptedServer(
             script: Array(repeating: [ScriptedServer.Step.expectRequest, .send(Self.response)], count: requests).flatMap { $0 }
-                + [.waitForClientClose])
+                + [.waitForClientClose],
+            stepTimeout: Self.stepTimeout)
         defer { server.stop() }
         let metrics = TestMetrics()
         var session: Session? = Session(eventMonitors: [MetricsEventMonitor(factory: metrics)])
@@ -55,7 +61,7 @@ struct PoolGaugesReleaseTests {
         let server = try ScriptedServer(
             script: [.expectRequest, .sleep(.milliseconds(200)), .send(Self.response),
                      .expectRequest, .sleep(.milliseconds(200)), .send(Self.response), .waitForClientClose],
-            forEveryConnection: true)
+            forEveryConnection: true, stepTimeout: Self.stepTimeout)
         defer { server.stop() }
         let metrics = TestMetrics()
         let configuration = URLSessionConfiguration.af.default
