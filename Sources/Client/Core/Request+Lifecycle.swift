@@ -206,7 +206,7 @@ extension Request {
     func emit(_ kind: MonitoredEvents, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
         context.eventMonitor.performEvent(kind, event)
         let own = lifecycle.state.withLock { $0.monitors }
-        for monitor in own { monitor.deliver(kind, event) }
+        for monitor in own { MonitorRoute(monitor).deliver(kind, event) }
     }
 
     /// A task event (`didResumeTask`, `didCompleteTask`…) when no monitor but

@@ -16,22 +16,25 @@ import Synchronization
 public final class CompositeEventMonitor: EventMonitor {
     /// A serial queue owned by the monitor (Alamofire's; events do not pass through it).
     public let queue = DispatchQueue(label: "org.lariat.compositeEventMonitor")
-    private let storage: Mutex<[any EventMonitor]>
+    /// The monitors, and how each is reached (decided once, when they are set).
+    private let storage: Mutex<(monitors: [any EventMonitor], routes: [MonitorRoute])>
 
     /// The monitors events go to, in order.
     public var monitors: [any EventMonitor] {
-        get { storage.withLock { $0 } }
+        get { storage.withLock { $0.monitors } }
         set {
-            storage.withLock { $0 = newValue }
-            wanted.store(Self.wantedEvents(of: newValue).rawValue, ordering: .relaxed)
+            let routes = newValue.map(MonitorRoute.init)
+            storage.withLock { $0 = (newValue, routes) }
+            wanted.store(Self.wantedEvents(of: routes).rawValue, ordering: .relaxed)
         }
     }
     private let wanted: Atomic<UInt64>
 
     /// Creates a monitor sending each event to `monitors`, in order.
     init(monitors: [any EventMonitor]) {
-        storage = Mutex(monitors)
-        wanted = Atomic(Self.wantedEvents(of: monitors).rawValue)
+        let routes = monitors.map(MonitorRoute.init)
+        storage = Mutex((monitors, routes))
+        wanted = Atomic(Self.wantedEvents(of: routes).rawValue)
     }
 
     /// Whether any monitor wants `event` besides ``AlamofireNotifications`` (which hears its
@@ -47,32 +50,22 @@ public final class CompositeEventMonitor: EventMonitor {
         !MonitoredEvents(rawValue: wanted.load(ordering: .relaxed)).isDisjoint(with: events)
     }
 
-    /// The events some monitor other than ``AlamofireNotifications`` wants built: all of them for
-    /// a monitor of Alamofire's kind, a ``SelectiveEventMonitor``'s own for the others.
-    private static func wantedEvents(of monitors: [any EventMonitor]) -> MonitoredEvents {
-        monitors.reduce(into: []) { wanted, monitor in
-            if !(monitor is AlamofireNotifications) { wanted.formUnion(monitor.wantedEvents) }
-        }
+    /// The events some monitor other than ``AlamofireNotifications`` wants built.
+    private static func wantedEvents(of routes: [MonitorRoute]) -> MonitoredEvents {
+        routes.reduce(into: []) { $0.formUnion($1.wanted) }
     }
 
-    /// Sends `event`, of kind `kind`, to every monitor that wants it: on its queue (see
-    /// `EventMonitor.deliver`), or at once for ``AlamofireNotifications`` and the events it posts.
+    /// Sends `event`, of kind `kind`, to every monitor that wants it (see `MonitorRoute.deliver`).
     func performEvent(_ kind: MonitoredEvents, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for monitor in storage.withLock({ $0 }) {
-            if monitor is AlamofireNotifications {
-                if MonitoredEvents.notified.contains(kind) { event(monitor) }
-            } else {
-                monitor.deliver(kind, event)
-            }
-        }
+        for route in storage.withLock({ $0.routes }) { route.deliver(kind, event) }
     }
 
     /// Posts notification `name` about `request` once per ``AlamofireNotifications`` among the
     /// monitors (what `performEvent` does with an event it posts), ignoring the
     /// others: for callers that checked no other monitor wants the event.
     func postNotification(_ name: Notification.Name, for request: Request) {
-        for monitor in storage.withLock({ $0 }) {
-            if let notifications = monitor as? AlamofireNotifications { notifications.post(name, request) }
+        for route in storage.withLock({ $0.routes }) {
+            if case .notifications(let notifications) = route.kind { notifications.post(name, request) }
         }
     }
 

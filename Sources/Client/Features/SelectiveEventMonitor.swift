@@ -91,25 +91,60 @@ extension SelectiveEventMonitor {
     package func isHandling(_ event: MonitoredEvents) -> Bool { true }
 }
 
-extension EventMonitor {
-    /// The events this monitor wants built: all of them unless it is selective.
-    var wantedEvents: MonitoredEvents {
-        if self is AlamofireNotifications { return .notified }
-        return (self as? any SelectiveEventMonitor)?.handledEvents ?? .all
+/// How events reach one monitor: decided once, when the monitor joins a session (or a
+/// request), so that no event pays for a dynamic cast per monitor.
+struct MonitorRoute: Sendable {
+    enum Kind: Sendable {
+        /// ``AlamofireNotifications``: its eight events at once, on the producing thread.
+        case notifications(AlamofireNotifications)
+        /// A monitor of Alamofire's kind: every event, `async` on its queue.
+        case every
+        /// A ``SelectiveEventMonitor``: its events only, if it takes them now.
+        case selective(any SelectiveEventMonitor, handled: MonitoredEvents, inline: Bool)
     }
 
-    /// Sends `event` (of kind `kind`) to this monitor, on its queue: a hop (`async`, Alamofire's
-    /// contract), or for a monitor that ``SelectiveEventMonitor/deliversInline``, `sync` on the
-    /// producing thread; nothing for an event a selective monitor does not handle.
-    func deliver(_ kind: MonitoredEvents, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        guard let selective = self as? any SelectiveEventMonitor else {
-            return queue.async { event(self) }
-        }
-        guard selective.handledEvents.contains(kind), selective.isHandling(kind) else { return }
-        if selective.deliversInline {
-            queue.sync { event(self) }
+    let monitor: any EventMonitor
+    let kind: Kind
+
+    init(_ monitor: any EventMonitor) {
+        self.monitor = monitor
+        if let notifications = monitor as? AlamofireNotifications {
+            kind = .notifications(notifications)
+        } else if let selective = monitor as? any SelectiveEventMonitor {
+            kind = .selective(selective, handled: selective.handledEvents, inline: selective.deliversInline)
         } else {
-            queue.async { event(self) }
+            kind = .every
+        }
+    }
+
+    /// The events this monitor wants built, ``AlamofireNotifications``' excepted (it hears
+    /// them through `postNotification` when no other monitor wants them).
+    var wanted: MonitoredEvents {
+        switch kind {
+        case .notifications: []
+        case .every: .all
+        case .selective(_, let handled, _): handled
+        }
+    }
+
+    /// Sends `event` (of kind `kind`) to the monitor: ``AlamofireNotifications`` at once;
+    /// a monitor of Alamofire's kind on its queue (`async`, Alamofire's contract); a selective
+    /// one only an event it handles and takes now, with `sync` on its queue if it
+    /// ``SelectiveEventMonitor/deliversInline`` (no thread wake-up), else `async`.
+    func deliver(_ event: MonitoredEvents, _ body: @escaping @Sendable (any EventMonitor) -> Void) {
+        switch kind {
+        case .notifications(let notifications):
+            if MonitoredEvents.notified.contains(event) { body(notifications) }
+        case .every:
+            let monitor = self.monitor
+            monitor.queue.async { body(monitor) }
+        case .selective(let selective, let handled, let inline):
+            guard handled.contains(event), selective.isHandling(event) else { return }
+            if inline {
+                selective.queue.sync { body(selective) }
+            } else {
+                selective.queue.async { body(selective) }
+            }
         }
     }
 }
