@@ -28,7 +28,7 @@ public import Logging
 /// logger.logLevel = .debug
 /// let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger)])
 /// ```
-public struct LoggingEventMonitor: EventMonitor {
+public struct LoggingEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// The metadata key holding the request's id.
     public static let requestIDKey = "lariat.request.id"
 
@@ -41,11 +41,32 @@ public struct LoggingEventMonitor: EventMonitor {
     ///
     /// - Parameters:
     ///   - logger: The logger; its `logLevel` decides what is built and emitted.
-    ///   - queue: Where events are handled; a private serial queue by default.
-    public init(logger: Logger, queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.logging")) {
+    ///   - queue: Where events are handled. By default a private serial queue, which takes each
+    ///     event with `sync` on the thread that produced it (no thread hop: the monitor's work is
+    ///     short). A queue you pass gets each event with `async`, as Alamofire's monitors do.
+    public init(logger: Logger, queue: DispatchQueue = MonitorQueue.make(label: "org.lariat.observability.logging")) {
         self.logger = logger
         self.queue = queue
+        deliversInline = MonitorQueue.isPrivate(queue)
     }
+
+    // MARK: Delivery (package access: see Client's SelectiveEventMonitor.swift)
+
+    /// The events that can write a line; no other is built for this monitor.
+    package var handledEvents: MonitoredEvents {
+        [.didFinish, .didCreateURLRequest, .didFailToAdaptURLRequest, .didResumeTask, .dataTaskDidReceiveResponse,
+         .taskWillPerformHTTPRedirection, .isRetrying, .didGatherMetrics, .didCompleteTask, .didCancel]
+    }
+
+    /// Whether the logger's level lets `event`'s line through (`.debug` for `requestDidFinish`,
+    /// `.trace` for the others): checked before the event is delivered, so at `.info` none is.
+    package func isHandling(_ event: MonitoredEvents) -> Bool {
+        logger.logLevel <= (event == .didFinish ? .debug : .trace)
+    }
+
+    /// With its own queue, the monitor takes events on the producing thread (through
+    /// `queue.sync`): it only formats and hands lines to the log handler.
+    package let deliversInline: Bool
 
     private var traces: Bool { logger.logLevel <= .trace }
 

@@ -37,7 +37,7 @@ package import Transport
 /// are per origin (scheme, host, port, without the proxy); to keep cardinality bounded, only the
 /// first `maximumPoolOrigins` origins get their own, later ones add up under `host="other"`.
 /// A session with no such monitor does not count anything.
-public struct MetricsEventMonitor: EventMonitor, ConnectionPoolObservingMonitor {
+public struct MetricsEventMonitor: EventMonitor, ConnectionPoolObservingMonitor, SelectiveEventMonitor {
     /// The metric labels, as in the table above.
     public enum Label {
         /// Requests finished, by `method` and `status_class`.
@@ -77,6 +77,14 @@ public struct MetricsEventMonitor: EventMonitor, ConnectionPoolObservingMonitor 
     private let redirects: Counter
     private let poolGauges: PoolGauges
 
+    /// The events the monitor records; no other is built for it (package access: see Client's
+    /// SelectiveEventMonitor.swift).
+    package var handledEvents: MonitoredEvents { [.didFinish, .didGatherMetrics, .isRetrying] }
+    /// With its own queue, the monitor takes events on the producing thread (through
+    /// `queue.sync`): it only updates metric handlers, which swift-metrics requires to be
+    /// thread-safe.
+    package let deliversInline: Bool
+
     /// The session's pool reports to the monitor's gauges (package access: see ConnectionPoolObserving.swift).
     package var connectionPoolObserver: any ConnectionPoolObserver { poolGauges }
 
@@ -84,15 +92,18 @@ public struct MetricsEventMonitor: EventMonitor, ConnectionPoolObservingMonitor 
     ///
     /// - Parameters:
     ///   - factory: The metrics backend; `MetricsSystem.factory` (the bootstrapped one) by default.
-    ///   - queue: Where events are handled; a private serial queue by default.
+    ///   - queue: Where events are handled. By default a private serial queue, which takes each
+    ///     event with `sync` on the thread that produced it (no thread hop: the monitor's work is
+    ///     short). A queue you pass gets each event with `async`, as Alamofire's monitors do.
     ///   - maximumPoolOrigins: How many origins get pool gauges with their own labels; later
     ///     ones are summed under `host="other"`. 64 by default.
     public init(factory: any MetricsFactory = MetricsSystem.factory,
-                queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.metrics"),
+                queue: DispatchQueue = MonitorQueue.make(label: "org.lariat.observability.metrics"),
                 maximumPoolOrigins: Int = 64) {
         self.factory = factory
         self.poolGauges = PoolGauges(factory: factory, maximumOrigins: maximumPoolOrigins)
         self.queue = queue
+        deliversInline = MonitorQueue.isPrivate(queue)
         requestDuration = Timer(label: Label.requestDuration, factory: factory)
         connectDuration = Timer(label: Label.connectDuration, factory: factory)
         tlsDuration = Timer(label: Label.tlsDuration, factory: factory)

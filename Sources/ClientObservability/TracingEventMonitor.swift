@@ -43,7 +43,7 @@ import Synchronization
 /// so the task's `ServiceContext.current` is not seen there. Call ``bind(_:to:)`` right after
 /// making the request (before adding a response handler) to parent its span; otherwise the
 /// span starts from `ServiceContext.topLevel`.
-public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
+public final class TracingEventMonitor: EventMonitor, RequestInterceptor, SelectiveEventMonitor {
     /// The queue events are handled on (a serial queue of the monitor's own by default).
     public let queue: DispatchQueue
     private let tracer: any Tracer
@@ -60,12 +60,23 @@ public final class TracingEventMonitor: EventMonitor, RequestInterceptor {
     ///
     /// - Parameters:
     ///   - tracer: The tracer; `InstrumentationSystem.tracer` (the bootstrapped one) by default.
-    ///   - queue: Where events are handled; a private serial queue by default.
+    ///   - queue: Where events are handled. By default a private serial queue, which takes each
+    ///     event with `sync` on the thread that produced it (no thread hop: the monitor's work is
+    ///     short). A queue you pass gets each event with `async`, as Alamofire's monitors do.
     public init(tracer: any Tracer = InstrumentationSystem.tracer,
-                queue: DispatchQueue = DispatchQueue(label: "org.lariat.observability.tracing")) {
+                queue: DispatchQueue = MonitorQueue.make(label: "org.lariat.observability.tracing")) {
         self.tracer = tracer
         self.queue = queue
+        deliversInline = MonitorQueue.isPrivate(queue)
     }
+
+    /// The events that start, annotate and end spans; no other is built for this monitor
+    /// (package access: see Client's SelectiveEventMonitor.swift).
+    package var handledEvents: MonitoredEvents { [.didCreateInitialURLRequest, .isRetrying, .didGatherMetrics, .didFinish] }
+    /// With its own queue, the monitor takes events on the producing thread (through
+    /// `queue.sync`, which still runs one event at a time): span state is behind a mutex, and
+    /// starting or ending a span is the tracer's quick, thread-safe work.
+    package let deliversInline: Bool
 
     /// Parents `request`'s span with `context` (by default the calling task's current context).
     /// Call it before the request starts: right after making it, before adding a handler.

@@ -64,7 +64,7 @@ public class DataRequest: Request, @unchecked Sendable {
         for validation in validators.all {
             let result = validation(request, response, buffer.data)
             let data = buffer.data
-            if isMonitored { emit { [self] in $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) } }
+            if isMonitored(.didValidateData) { emit(.didValidateData) { [self] in $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) } }
             if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }
@@ -120,7 +120,7 @@ public class DataRequest: Request, @unchecked Sendable {
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
             let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
-            if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
+            if isMonitored(.didParseDataResponse) { emit(.didParseDataResponse) { [self] in $0.request(self, didParseResponse: value) } }
             serializerFinished(value, failure: nil, onWorker: true, deliver: { value in queue.async { completionHandler(value) } },
                                replacingFailure: { value, _ in value })
         } }
@@ -192,7 +192,7 @@ public class DataRequest: Request, @unchecked Sendable {
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let value = DataResponse(request: request, response: response, data: data, metrics: metrics,
                                  serializationDuration: duration, result: result)
-        if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
+        if isMonitored(.didParseDataResponse) { emit(.didParseDataResponse) { [self] in $0.request(self, didParseResponse: value) } }
         return value
     }
 

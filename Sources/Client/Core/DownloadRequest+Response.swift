@@ -24,7 +24,7 @@ extension DownloadRequest {
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
             let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                          metrics: metrics, serializationDuration: 0, result: result)
-            if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
+            if isMonitored(.didParseDownloadResponse) { emit(.didParseDownloadResponse) { [self] in $0.request(self, didParseResponse: value) } }
             serializerFinished(value, failure: nil, onWorker: true, deliver: { value in queue.async { completionHandler(value) } },
                                replacingFailure: { value, _ in value })
         } }
@@ -95,7 +95,7 @@ extension DownloadRequest {
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
                                      metrics: metrics, serializationDuration: duration, result: result)
-        if isMonitored { emit { [self] in $0.request(self, didParseResponse: value) } }
+        if isMonitored(.didParseDownloadResponse) { emit(.didParseDownloadResponse) { [self] in $0.request(self, didParseResponse: value) } }
         return value
     }
 

@@ -172,12 +172,12 @@ public class DownloadRequest: Request, @unchecked Sendable {
         guard let destination, let response = response ?? localFileResponse() else {
             // Without a destination the file stays where it was written, and that is its
             // destination: monitors hear of it as of any other (Alamofire reports its default one).
-            if isMonitored { emit { [self] in $0.request(self, didCreateDestinationURL: temporary) } }
+            if isMonitored(.didCreateDestinationURL) { emit(.didCreateDestinationURL) { [self] in $0.request(self, didCreateDestinationURL: temporary) } }
             didMoveDownload(.success(temporary))
             return sink.finished(at: temporary)
         }
         let (target, options) = destination(temporary, response)
-        if isMonitored { emit { [self] in $0.request(self, didCreateDestinationURL: target) } }
+        if isMonitored(.didCreateDestinationURL) { emit(.didCreateDestinationURL) { [self] in $0.request(self, didCreateDestinationURL: target) } }
         do {
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
                 try fileManager.removeItem(at: target)
@@ -202,7 +202,7 @@ public class DownloadRequest: Request, @unchecked Sendable {
         let fileURL = sink.finalURL
         for validation in validators.withLock({ $0 }) {
             let result = validation(request, response, fileURL)
-            if isMonitored { emit { [self] in $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) } }
+            if isMonitored(.didValidateDownload) { emit(.didValidateDownload) { [self] in $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) } }
             if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }

@@ -21,9 +21,9 @@ extension Request {
         guard let response, let task else { return }
         if response.statusCode == 401 {
             guard let challenge = authenticationChallenge(for: response, followUp: followUp) else { return }
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didReceive: challenge) } }
+            if isTaskMonitored(.taskDidReceiveChallenge) { emitTaskEvent(.taskDidReceiveChallenge) { [self] in $0.urlSession(context.urlSession, task: task, didReceive: challenge) } }
         } else {
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
+            if isTaskMonitored(.taskWillPerformHTTPRedirection) { emitTaskEvent(.taskWillPerformHTTPRedirection) { [self] in $0.urlSession(context.urlSession, task: task, willPerformHTTPRedirection: response, newRequest: pending.request) } }
         }
     }
 
@@ -68,9 +68,9 @@ extension Request {
 
     /// Sends the attempt's metrics to the monitors.
     func reportMetrics(_ metrics: URLSessionTaskMetrics, for task: URLSessionTask) {
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didFinishCollecting: metrics) } }
-        guard isMonitored else { return }
-        emit { [self] in $0.request(self, didGatherMetrics: metrics) }
+        if isTaskMonitored(.taskDidFinishCollectingMetrics) { emitTaskEvent(.taskDidFinishCollectingMetrics) { [self] in $0.urlSession(context.urlSession, task: task, didFinishCollecting: metrics) } }
+        guard isMonitored(.didGatherMetrics) else { return }
+        emit(.didGatherMetrics) { [self] in $0.request(self, didGatherMetrics: metrics) }
     }
 
     /// The task ends with no exchange recorded (cancelled while held, queued or connecting):
@@ -107,7 +107,7 @@ extension Request {
     /// `totalBytesExpectedToSend` (`-1`: unknown).
     func reportBodySent(_ bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard bytesSent > 0, lifecycle.reportsChunks.load(ordering: .relaxed), let task else { return }
-        if isTaskMonitored { emitTaskEvent { [self] in
+        if isTaskMonitored(.taskDidSendBodyData) { emitTaskEvent(.taskDidSendBodyData) { [self] in
             $0.urlSession(context.urlSession, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
                           totalBytesExpectedToSend: totalBytesExpectedToSend)
         } }
@@ -121,7 +121,7 @@ extension DownloadRequest {
         guard bytesWritten > 0, lifecycle.reportsChunks.load(ordering: .relaxed), let task = task as? URLSessionDownloadTask else { return }
         let totalBytesWritten = Int64(sink.bytesWritten)
         let totalBytesExpectedToWrite = task.countOfBytesExpectedToReceive
-        if isTaskMonitored { emitTaskEvent { [self] in
+        if isTaskMonitored(.downloadTaskDidWriteData) { emitTaskEvent(.downloadTaskDidWriteData) { [self] in
             $0.urlSession(context.urlSession, downloadTask: task, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
                           totalBytesExpectedToWrite: totalBytesExpectedToWrite)
         } }
@@ -131,6 +131,6 @@ extension DownloadRequest {
     /// is the whole file's size from `Content-Range`, `-1` when the server did not give it.
     func reportResumed(atOffset offset: Int64, expectedTotal: Int64) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
+        if isTaskMonitored(.downloadTaskDidResume) { emitTaskEvent(.downloadTaskDidResume) { [self] in $0.urlSession(context.urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal) } }
     }
 }

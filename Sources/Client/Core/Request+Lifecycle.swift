@@ -181,34 +181,36 @@ extension Request {
 
     // MARK: Reporting events (called by Request and its subclasses)
 
-    /// Whether any monitor wants the events ``AlamofireNotifications`` does not post. Callers
-    /// test it before building such an event (`if isMonitored { emit { … } }`): with the default
-    /// monitors the closure is never made, which was an allocation per event per request.
-    var isMonitored: Bool {
-        lifecycle.hasOwnMonitors.load(ordering: .relaxed) || context.eventMonitor.wantsEveryEvent
+    /// Whether any monitor wants `event`, besides ``AlamofireNotifications`` for the events it
+    /// posts. Callers test it before building the event (`if isMonitored(.x) { emit(.x) { … } }`):
+    /// with the default monitors, or monitors that implement other events only
+    /// (`SelectiveEventMonitor`), the closure is never made, which was an allocation per event
+    /// per request.
+    func isMonitored(_ event: MonitoredEvents) -> Bool {
+        lifecycle.hasOwnMonitors.load(ordering: .relaxed) || context.eventMonitor.wants(event)
     }
 
-    /// Whether the session's monitors want URLSession's task events (the `urlSession(…)`
+    /// Whether the session's monitors want URLSession's task event `event` (the `urlSession(…)`
     /// methods: response, data, metrics, completion, redirects, cache), built only then. Those
     /// go to the session's monitors alone; a request's own monitors hear the request's events,
     /// as in Alamofire, where task events come through the session's delegate.
-    var isTaskMonitored: Bool { context.eventMonitor.wantsEveryEvent }
+    func isTaskMonitored(_ event: MonitoredEvents) -> Bool { context.eventMonitor.wants(event) }
 
-    /// Sends a URLSession task event to the session's monitors, each on its queue.
-    func emitTaskEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        context.eventMonitor.performEvent(event)
+    /// Sends a URLSession task event, of kind `kind`, to the session's monitors that want it.
+    func emitTaskEvent(_ kind: MonitoredEvents, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        context.eventMonitor.performEvent(kind, event)
     }
 
-    /// Sends `event` to the session's monitors and the request's own, each on its queue;
-    /// `notified`: an event ``AlamofireNotifications`` posts.
-    func emit(notified: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        context.eventMonitor.performEvent(notified: notified, event)
+    /// Sends `event`, of kind `kind`, to the session's monitors and the request's own that want
+    /// it, each on its queue (``AlamofireNotifications`` at once, for the events it posts).
+    func emit(_ kind: MonitoredEvents, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        context.eventMonitor.performEvent(kind, event)
         let own = lifecycle.state.withLock { $0.monitors }
-        for monitor in own { monitor.queue.async { event(monitor) } }
+        for monitor in own { MonitorRoute(monitor).deliver(kind, event) }
     }
 
     /// A task event (`didResumeTask`, `didCompleteTask`…) when no monitor but
-    /// ``AlamofireNotifications`` hears it (`!isMonitored`, the default session): posts `name`
+    /// ``AlamofireNotifications`` hears it (`!isMonitored(event)`, the default session): posts `name`
     /// for every such monitor without building the event's closure, which captures the task and
     /// was an allocation per event per request. The same posts, on the same thread, as `emit`.
     func postNotification(_ name: Notification.Name) {
@@ -231,7 +233,7 @@ extension Request {
             state.requests.append(urlRequest)
             return (state.urlRequestHandlers, state.cURLHandlers)
         }
-        if isMonitored { emit { [self] in $0.request(self, didCreateURLRequest: urlRequest) } }
+        if isMonitored(.didCreateURLRequest) { emit(.didCreateURLRequest) { [self] in $0.request(self, didCreateURLRequest: urlRequest) } }
         for handler in handlers { handler.call(urlRequest) }
         if !cURLHandlers.isEmpty {
             let text = cURLDescription()
@@ -247,8 +249,8 @@ extension Request {
             state.taskPhase = .running(since: Date(), metrics: nil)
             return state.taskHandlers
         }
-        lifecycle.reportsChunks.store(isTaskMonitored, ordering: .relaxed)
-        if isMonitored { emit { [self] in $0.request(self, didCreateTask: task) } }
+        lifecycle.reportsChunks.store(context.eventMonitor.wantsAny(of: .chunks), ordering: .relaxed)
+        if isMonitored(.didCreateTask) { emit(.didCreateTask) { [self] in $0.request(self, didCreateTask: task) } }
         for handler in handlers { handler.call(task) }
         return task
     }
@@ -257,23 +259,23 @@ extension Request {
     func didResumeTask() {
         guard let task else { return }
         task.update { $0.state = .running }
-        if isMonitored { emit(notified: true) { [self] in $0.request(self, didResumeTask: task) } } else { postNotification(Request.didResumeTaskNotification) }
+        if isMonitored(.didResumeTask) { emit(.didResumeTask) { [self] in $0.request(self, didResumeTask: task) } } else { postNotification(Request.didResumeTaskNotification) }
     }
 
     /// The current task was created while the request was suspended: it is held unsent.
     func didSuspendTask() {
         guard let task else { return }
         task.update { $0.state = .suspended }
-        if isMonitored { emit(notified: true) { [self] in $0.request(self, didSuspendTask: task) } } else { postNotification(Request.didSuspendTaskNotification) }
+        if isMonitored(.didSuspendTask) { emit(.didSuspendTask) { [self] in $0.request(self, didSuspendTask: task) } } else { postNotification(Request.didSuspendTaskNotification) }
     }
 
     /// `cancel()` took effect: reports it, and the task's cancel if one is not completed.
     func didCancel() {
         trackIfNeeded()
-        emit(notified: true) { [self] in $0.requestDidCancel(self) }
+        emit(.didCancel) { [self] in $0.requestDidCancel(self) }
         guard let task, task.state != .completed else { return }
         task.update { $0.state = .canceling }
-        if isMonitored { emit(notified: true) { [self] in $0.request(self, didCancelTask: task) } } else { postNotification(Request.didCancelTaskNotification) }
+        if isMonitored(.didCancelTask) { emit(.didCancelTask) { [self] in $0.request(self, didCancelTask: task) } } else { postNotification(Request.didCancelTaskNotification) }
     }
 
     /// The response head arrived on the current task.
@@ -284,7 +286,7 @@ extension Request {
             $0.bytesExpectedToReceive = expectedLength.map(Int64.init) ?? -1
         }
         if let dataTask = task as? URLSessionDataTask {
-            if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: response) } }
+            if isTaskMonitored(.dataTaskDidReceiveResponse) { emitTaskEvent(.dataTaskDidReceiveResponse) { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: response) } }
         }
     }
 
@@ -292,7 +294,7 @@ extension Request {
     func taskReceived(_ bytes: UnsafeRawBufferPointer, task: URLSessionTask?) {
         guard lifecycle.reportsChunks.load(ordering: .relaxed), let dataTask = task as? URLSessionDataTask else { return }
         let data = Data(bytes)
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: data) } }
+        if isTaskMonitored(.dataTaskDidReceiveData) { emitTaskEvent(.dataTaskDidReceiveData) { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, didReceive: data) } }
     }
 
     /// The current attempt ended (the transport's end, or a cancel with no exchange on the
@@ -321,7 +323,7 @@ extension Request {
             $0.error = taskError
             if let bytesSent { $0.bytesSent = bytesSent }
         }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, task: task, didCompleteWithError: taskError) } }
+        if isTaskMonitored(.taskDidComplete) { emitTaskEvent(.taskDidComplete) { [self] in $0.urlSession(context.urlSession, task: task, didCompleteWithError: taskError) } }
         return task
     }
 
@@ -335,20 +337,20 @@ extension Request {
             return (task, error)
         }
         guard let task else { return }
-        guard isMonitored else { return postNotification(Request.didCompleteTaskNotification) }
-        emit(notified: true) { [self] in $0.request(self, didCompleteTask: task, with: error) }
+        guard isMonitored(.didCompleteTask) else { return postNotification(Request.didCompleteTaskNotification) }
+        emit(.didCompleteTask) { [self] in $0.request(self, didCompleteTask: task, with: error) }
     }
 
     /// `resume()` moved the request to `.resumed`.
     func didResume() {
         trackIfNeeded()
-        emit(notified: true) { [self] in $0.requestDidResume(self) }
+        emit(.didResume) { [self] in $0.requestDidResume(self) }
     }
 
     /// `suspend()` moved the request to `.suspended`.
     func didSuspend() {
         trackIfNeeded()
-        emit(notified: true) { [self] in $0.requestDidSuspend(self) }
+        emit(.didSuspend) { [self] in $0.requestDidSuspend(self) }
     }
 
     /// The request finished: no further attempt follows.
@@ -360,7 +362,7 @@ extension Request {
     /// Reports `requestDidFinish`: the attempt's outcome stands and its serializers run (once per
     /// attempt that reaches them, as Alamofire; a serializer's retry may follow).
     func announceFinish() {
-        emit(notified: true) { [self] in $0.requestDidFinish(self) }
+        emit(.didFinish) { [self] in $0.requestDidFinish(self) }
     }
 }
 
@@ -379,12 +381,12 @@ extension DownloadRequest {
     /// The file is complete at `location` (before it is moved to the destination).
     func didFinishDownloading(to location: URL) {
         guard let task = task as? URLSessionDownloadTask else { return }
-        if isTaskMonitored { emitTaskEvent { [self] in $0.urlSession(context.urlSession, downloadTask: task, didFinishDownloadingTo: location) } }
+        if isTaskMonitored(.downloadTaskDidFinishDownloading) { emitTaskEvent(.downloadTaskDidFinishDownloading) { [self] in $0.urlSession(context.urlSession, downloadTask: task, didFinishDownloadingTo: location) } }
     }
 
     /// The file was moved to its destination (or left where it was written), or the move failed.
     func didMoveDownload(_ result: Result<URL, AFError>) {
         guard let task else { return }
-        if isMonitored { emit { [self] in $0.request(self, didFinishDownloadingUsing: task, with: result) } }
+        if isMonitored(.didFinishDownloadingUsing) { emit(.didFinishDownloadingUsing) { [self] in $0.request(self, didFinishDownloadingUsing: task, with: result) } }
     }
 }

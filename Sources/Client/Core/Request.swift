@@ -309,7 +309,7 @@ public class Request: @unchecked Sendable {
         case .complete: complete(onWorker: onWorker)
         case .askRetrier: askRetrier()
         case .scheduleRetry(let delay): scheduleRetry(after: delay)
-        case .restartExchange: if isMonitored { emit { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
+        case .restartExchange: if isMonitored(.isRetrying) { emit(.isRetrying) { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         case .runSerializer(let serializer, let announcesFinish): if announcesFinish { announceFinish() }; serializer(onWorker)
         case .finishSerializing(let completions): context.untrack(self); for completion in completions { completion(onWorker) }
@@ -329,11 +329,11 @@ public class Request: @unchecked Sendable {
             try urlRequest.validate()  // a GET or HEAD with a body fails here, before any I/O
         } catch {
             let afError = (error as? AFError) ?? AFError.createURLRequestFailed(error: error)
-            if isMonitored { emit { [self] in $0.request(self, didFailToCreateURLRequestWithError: afError) } }
+            if isMonitored(.didFailToCreateURLRequest) { emit(.didFailToCreateURLRequest) { [self] in $0.request(self, didFailToCreateURLRequestWithError: afError) } }
             return startFailed(afError)
         }
         let initialRequest = urlRequest
-        if isMonitored { emit { [self] in $0.request(self, didCreateInitialURLRequest: initialRequest) } }
+        if isMonitored(.didCreateInitialURLRequest) { emit(.didCreateInitialURLRequest) { [self] in $0.request(self, didCreateInitialURLRequest: initialRequest) } }
         let uploadBody: RequestBody?
         do {
             uploadBody = try makeUploadBody(for: &urlRequest)
@@ -369,11 +369,11 @@ public class Request: @unchecked Sendable {
                 // An adapter may add a body to a GET: checked again, failing as the adaptation (Alamofire).
                 switch result.flatMap({ adapted in Result { try adapted.validate(); return adapted } }) {
                 case .success(let adapted):
-                    if isMonitored { emit { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) } }
+                    if isMonitored(.didAdaptInitialRequest) { emit(.didAdaptInitialRequest) { [self] in $0.request(self, didAdaptInitialRequest: requestToAdapt, to: adapted) } }
                     send(adapted, uploadBody: uploadBody, firstStart: firstStart, isRecorded: false)
                 case .failure(let error):
                     let afError = AFError.requestAdaptationFailed(error: error)
-                    if isMonitored { emit { [self] in $0.request(self, didFailToAdaptURLRequest: requestToAdapt, withError: afError) } }
+                    if isMonitored(.didFailToAdaptURLRequest) { emit(.didFailToAdaptURLRequest) { [self] in $0.request(self, didFailToAdaptURLRequest: requestToAdapt, withError: afError) } }
                     startFailed(afError)
                 }
             }

@@ -118,17 +118,17 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// Reports the uploadable made for this attempt (after the URLRequest, before the task).
     override func didCreateUploadable() {
         guard let uploadable = made.value else { return }
-        if isMonitored { emit { [self] in $0.request(self, didCreateUploadable: uploadable) } }
+        if isMonitored(.didCreateUploadable) { emit(.didCreateUploadable) { [self] in $0.request(self, didCreateUploadable: uploadable) } }
         // Alamofire reports the stream when URLSession asks for it; Lariat hands it over here.
         // The Sendable `uploadable` is captured, not its InputStream (not Sendable under full Foundation).
-        if case .stream = uploadable, isMonitored {
-            emit { [self] in if case .stream(let stream) = uploadable { $0.request(self, didProvideInputStream: stream) } }
+        if case .stream = uploadable, isMonitored(.didProvideInputStream) {
+            emit(.didProvideInputStream) { [self] in if case .stream(let stream) = uploadable { $0.request(self, didProvideInputStream: stream) } }
         }
     }
 
     /// Reports that the uploadable could not be made.
     override func didFailToCreateUploadable(_ error: AFError) {
-        if isMonitored { emit { [self] in $0.request(self, didFailToCreateUploadableWithError: error) } }
+        if isMonitored(.didFailToCreateUploadable) { emit(.didFailToCreateUploadable) { [self] in $0.request(self, didFailToCreateUploadableWithError: error) } }
     }
 
     private func removeTemporaryFile() {

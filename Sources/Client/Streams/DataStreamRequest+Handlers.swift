@@ -45,7 +45,7 @@ extension DataStreamRequest {
                 defer { streamConsumed(data.count) }
                 guard !isCancelled else { return }
                 let result = serialized(data, using: serializer)
-                if isMonitored { emit { [self] in $0.request(self, didParseStream: result) } }
+                if isMonitored(.didParseStream) { emit(.didParseStream) { [self] in $0.request(self, didParseStream: result) } }
                 capturingError { try stream(Stream(event: .stream(result), token: token)) }
                 if case .failure = result, automaticallyCancelOnStreamError { cancelForStreamError() }
             }

@@ -168,7 +168,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         guard !failed, let response else { return }
         for validation in stream.withLock({ $0.validators }) {
             let result = validation(request, response)
-            if isMonitored { emit { [self] in $0.request(self, didValidateRequest: request, response: response, withResult: result) } }
+            if isMonitored(.didValidateStream) { emit(.didValidateStream) { [self] in $0.request(self, didValidateRequest: request, response: response, withResult: result) } }
             if case .failure(let error) = result {
                 let afError = (error as? AFError) ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
                 mutable.withLock { $0.error = $0.error ?? afError }

@@ -206,8 +206,8 @@ extension Request {
     /// (`urlSession(_:dataTask:willCacheResponse:)`) for every storable response, as URLSession's
     /// delegate hears it: when the exchange ended, before its metrics and its completion.
     func reportWillCacheResponse() {
-        guard isTaskMonitored, let dataTask = task as? URLSessionDataTask, let proposal = cacheProposal() else { return }
-        emitTaskEvent { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, willCacheResponse: proposal.proposed) }
+        guard isTaskMonitored(.dataTaskWillCacheResponse), let dataTask = task as? URLSessionDataTask, let proposal = cacheProposal() else { return }
+        emitTaskEvent(.dataTaskWillCacheResponse) { [self] in $0.urlSession(context.urlSession, dataTask: dataTask, willCacheResponse: proposal.proposed) }
     }
 
     /// After the exchange: stores the response (or the refreshed one) when the cache rules and
