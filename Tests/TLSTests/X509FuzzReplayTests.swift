@@ -158,6 +158,16 @@ struct X509FuzzReplayTests {
         #expect(validated >= 3, "the seed bundles (password, no password, no MAC) validate")
     }
 
+    /// A PKCS#12 file whose key bag holds an EC private key with a public point OpenSSL cannot
+    /// encode (`ossl_ec_GFp_simple_point2oct: invalid form`): `PKCS12_parse` accepts it, and
+    /// `PrivateKey.publicKey` trapped (`preconditionFailure`) reading it back. Found by the
+    /// `pkcs12` target after 1.8 million executions.
+    @Test("a PKCS#12 EC key whose public point cannot be encoded: loading throws, nothing traps")
+    func unencodableECPublicKey() throws {
+        let bytes = try fixture("FailCases/pkcs12-unencodable-ec-public-key")
+        #expect(throws: TLSError.self) { try PKCS12Bundle(derBytes: bytes, password: "") }
+    }
+
     /// A certificate whose SubjectPublicKeyInfo names prime256v1 with a point OpenSSL cannot
     /// decode loads (OpenSSL 3 defers the key), and `publicKey` trapped on it: found by the
     /// `certificate` target in its first 100 executions.

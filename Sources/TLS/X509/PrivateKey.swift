@@ -7,8 +7,22 @@ internal import COpenSSL
 public final class PrivateKey: @unchecked Sendable {
     /// The owned `EVP_PKEY*`.
     let pkey: OpaquePointer
+    /// The matching public key, derived once when the key is loaded.
+    public let publicKey: PublicKey
 
-    init(takingOwnershipOf pkey: OpaquePointer) { self.pkey = pkey }
+    /// Takes ownership of `pkey`, deriving its public key. Fails, freeing `pkey`, when the public
+    /// half cannot be encoded and read back: OpenSSL loads an EC private key whose public point it
+    /// cannot encode (a hostile PKCS#12 or key file can carry one), and such a key must be refused
+    /// when loaded, not trap when it is used.
+    init(takingOwnershipOf pkey: OpaquePointer) throws(TLSError) {
+        let der = OpenSSLBytes.der { i2d_PUBKEY(pkey, $0) }
+        guard let publicKey = try? PublicKey(subjectPublicKeyInfoDER: der) else {
+            EVP_PKEY_free(pkey)
+            throw TLSError.drainingQueue(.decoding, "the private key's public half cannot be encoded")
+        }
+        self.pkey = pkey
+        self.publicKey = publicKey
+    }
 
     deinit { EVP_PKEY_free(pkey) }
 
@@ -28,7 +42,7 @@ public final class PrivateKey: @unchecked Sendable {
             guard let parsed else { throw TLSError.drainingQueue(.decoding, "no readable private key in PEM input (wrong password?)") }
             return parsed
         }
-        self.init(takingOwnershipOf: key)
+        try self.init(takingOwnershipOf: key)
     }
 
     /// Parses a DER private key (PKCS#8 or a traditional RSA/EC structure, detected automatically).
@@ -39,7 +53,7 @@ public final class PrivateKey: @unchecked Sendable {
         guard let key = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_AutoPrivateKey(nil, cursor, length) }, free: { EVP_PKEY_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER private key")
         }
-        self.init(takingOwnershipOf: key)
+        try self.init(takingOwnershipOf: key)
     }
 
     /// Loads a private key from a PEM or DER file, detecting the format from the content.
@@ -52,14 +66,6 @@ public final class PrivateKey: @unchecked Sendable {
     public static func load(file path: String, password: String? = nil) throws(TLSError) -> PrivateKey {
         let bytes = try FileBytes.read(path)
         return FileBytes.looksLikePEM(bytes) ? try PrivateKey(pemBytes: bytes, password: password) : try PrivateKey(derBytes: bytes)
-    }
-
-    /// The matching public key.
-    public var publicKey: PublicKey {
-        let der = OpenSSLBytes.der { i2d_PUBKEY(pkey, $0) }
-        // Re-parsing our own encoding of a valid key cannot fail short of memory exhaustion.
-        guard let key = try? PublicKey(subjectPublicKeyInfoDER: der) else { preconditionFailure("cannot re-read own public key") }
-        return key
     }
 
     /// Runs `body` with the argument for ``passwordCallback``: a C copy of `password`, or nil.
@@ -134,7 +140,7 @@ public struct PKCS12Bundle: Sendable {
             throw TLSError(.decoding, "PKCS#12 bundle lacks a certificate or a private key")
         }
         self.certificate = Certificate(takingOwnershipOf: certificate)
-        self.privateKey = PrivateKey(takingOwnershipOf: key)
+        self.privateKey = try PrivateKey(takingOwnershipOf: key)
         self.caCertificates = others
     }
 
