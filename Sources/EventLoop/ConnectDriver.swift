@@ -109,7 +109,7 @@ final class ConnectDriver: SocketHandler {
             case .startAttempt(let id, let address, let armTimer):
                 rearmNextAttemptTimer(armTimer)
                 do {
-                    let (socket, connected) = try Socket.startConnecting(to: address, on: loop)
+                    let (socket, connected) = try Socket.startConnecting(to: address, setup: connector.socketSetup, on: loop)
                     attempts.append((id, socket))
                     guard connected else {
                         socket.handler = self

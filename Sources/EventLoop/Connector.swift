@@ -28,6 +28,9 @@ public struct Connector: Sendable {
     /// Told, on the loop, when and for how long the host name was resolved (not called when no
     /// lookup was needed: IP literals and overrides). For timing metrics; `nil` by default.
     public var resolutionObserver: (@Sendable (_ started: Deadline, _ ended: Deadline) -> Void)? = nil
+    /// What is done to each socket before it connects: local address and ports, interface,
+    /// TCP Fast Open. Nothing by default.
+    package var socketSetup = SocketSetup()
 
     /// Creates a connector.
     ///

@@ -10,7 +10,7 @@ extension Socket {
     ///   it has write interest on: writability signals the end of the attempt, and
     ///   ``takePendingError()`` tells success (nil) from failure.
     /// - Throws: `SocketError` if `socket`, `connect` or registration fail; no fd is left open.
-    static func startConnecting(to address: SocketAddress, on loop: EventLoop) throws(SocketError) -> (socket: Socket, connected: Bool) {
+    static func startConnecting(to address: SocketAddress, setup: SocketSetup = SocketSetup(), on loop: EventLoop) throws(SocketError) -> (socket: Socket, connected: Bool) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard case .done(let rawFD) = try retryingSyscall("socket", { Int(socket(address.addressFamily, type, 0)) }) else {
             preconditionFailure("socket() cannot block")
@@ -20,6 +20,12 @@ extension Socket {
             var one: Int32 = 1
             // Request heads are small and latency-bound: never wait for Nagle's algorithm.
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            do {
+                try setup.apply(to: fd, remote: address)
+            } catch {
+                closeDescriptor(fd)
+                throw error
+            }
         }
         let outcome: IOOutcome
         do {

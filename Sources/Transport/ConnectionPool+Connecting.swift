@@ -60,9 +60,10 @@ extension ConnectionPool {
                 // tunnel if the route needs one, all within the one connect limit.
                 let server = route.server
                 let overrides = configuration.resolver.socketAddresses(host: server.host, port: server.port).map { [server.host: $0] } ?? [:]
-                let connector = Connector(timeout: limit, addressOverrides: overrides)
-                attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] result in
-                    switch result {
+                var connector = Connector(timeout: limit, addressOverrides: overrides)
+                connector.socketSetup = configuration.socketSetup
+                attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] connected in
+                    switch sendingPROXYHeader(connected) {
                     case .success(let socket) where server.kind == .https:
                         openProxySession(socket, id: id, key: key, route: route, deadline: connectDeadline)
                     case .success(let socket) where route.tunnels:
@@ -77,13 +78,14 @@ extension ConnectionPool {
                 let target = Self.connectionTarget(for: key, resolver: configuration.resolver)
                 let overrides = Self.addressOverrides(for: key, target: target, resolver: configuration.resolver)
                 var connector = Connector(timeout: limit, addressOverrides: overrides)
+                connector.socketSetup = configuration.socketSetup
                 // Lookup dates for metrics; called on this loop, where the exchange's timings live.
                 connector.resolutionObserver = { started, ended in
                     exchange.timings.domainLookupStart = Date(monotonic: started)
                     exchange.timings.domainLookupEnd = Date(monotonic: ended)
                 }
-                attempt = connector.connect(host: target.host, port: target.port, on: loop) { [self] result in
-                    switch result {
+                attempt = connector.connect(host: target.host, port: target.port, on: loop) { [self] connected in
+                    switch sendingPROXYHeader(connected) {
                     case .success(let socket):
                         established(socket, id: id, key: key)
                     case .failure(let error):
@@ -99,6 +101,19 @@ extension ConnectionPool {
                 return false
             }
             if abandoned { attempt.cancel() }
+        }
+    }
+
+    /// `connected` after the PROXY protocol line went out on it, when the session sends one; a
+    /// failed write closes the socket and becomes the connect's error.
+    private func sendingPROXYHeader(_ connected: Result<Socket, SocketError>) -> Result<Socket, SocketError> {
+        guard configuration.sendsPROXYProtocolHeader, case .success(let socket) = connected else { return connected }
+        do throws(SocketError) {
+            try PROXYProtocolHeader.send(on: socket)
+            return .success(socket)
+        } catch {
+            socket.close()
+            return .failure(error)
         }
     }
 

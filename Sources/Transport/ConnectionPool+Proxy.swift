@@ -1,6 +1,6 @@
 // Opening a proxy's tunnel for the machine's `create`, between the TCP connect to the proxy and
-// `established`: CONNECT (HTTP proxy) or the SOCKS5 handshake, with the origin's name resolved
-// here first for `socks5://`.
+// `established`: CONNECT (HTTP proxy) or the SOCKS5/SOCKS4 handshake, with the origin's name
+// resolved here first for `socks5://` and `socks4://`.
 //
 // Cancellation follows the connect attempt's rule (ConnectionPool+Connecting.swift): the tunnel
 // is recorded in `state.tunnels` only while the machine still has the connection connecting;
@@ -53,6 +53,26 @@ extension ConnectionPool {
                 host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization,
                 extraFields: server.headers, http10: server.connectsWithHTTP10
             )))
+        case .socks4a:
+            let machine = SOCKS4StateMachine(destination: .name(host), port: port, userID: server.username ?? "", proxy: "\(server)")
+            tunnel.start(.socks4(machine))
+        case .socks4:
+            // curl's `socks4://`: the name resolved here, the first IPv4 address sent; no IPv4
+            // address, or no address at all, fails as curl 7.88 fails it (97).
+            let overrides = configuration.resolver.socketAddresses(host: host, port: port).map { [host: $0] } ?? [:]
+            Connector(addressOverrides: overrides).resolve(host: host, port: port, on: socket.loop) { result in
+                let tunnel = bound.value
+                switch result {
+                case .success(let addresses):
+                    guard let first = addresses.first(where: { $0.family == .ipv4 }), let literal = IPLiteral(first.ipAddress) else {
+                        return tunnel.fail(Self.socks4Refused("SOCKS4 connection to \(host) not supported", server: server))
+                    }
+                    let userID = server.username ?? ""
+                    tunnel.start(.socks4(SOCKS4StateMachine(destination: .address(literal.bytes), port: port, userID: userID, proxy: "\(server)")))
+                case .failure:
+                    tunnel.fail(Self.socks4Refused("Could not resolve host: \(host)", server: server))
+                }
+            }
         case .socks5h:
             tunnel.start(.socks(socksMachine(for: server, destination: Self.socksDestination(host: host), port: port)))
         case .socks5:
@@ -125,6 +145,12 @@ extension ConnectionPool {
         } catch {
             throw failure("TLS setup for the proxy failed: \(error)", error)
         }
+    }
+
+    /// A SOCKS4 request that cannot be made (curl 7.88's 97): the origin has no IPv4 address.
+    static func socks4Refused(_ detail: String, server: ProxyServer) -> TransportError {
+        let error = ProxyError(.socksRequestFailed, proxy: "\(server)", detail)
+        return TransportError(.proxy, "\(detail) (proxy \(server))", underlying: error)
     }
 
     /// The SOCKS5 machine for `server`, with its credentials.

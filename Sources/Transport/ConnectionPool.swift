@@ -30,6 +30,12 @@ package final class ConnectionPool: Sendable {
         /// Fixed addresses that bypass name resolution (curl's --resolve); only the TCP connect
         /// sees them, the key's host stays the name used for SNI and certificate checks.
         package var resolver = HostResolver.system
+        /// What is done to each socket before it connects (local address and ports, interface,
+        /// TCP Fast Open); nothing by default.
+        package var socketSetup = SocketSetup()
+        /// Whether each new connection starts with the HAProxy PROXY protocol v1 line (to the
+        /// proxy when there is one, before TLS); `false` by default.
+        package var sendsPROXYProtocolHeader = false
         /// The trust evaluator for a host, or nil for the default evaluation.
         package var trustEvaluator: (@Sendable (_ host: String) -> TrustEvaluator?)?
         /// Told each key's counts after every transition (ConnectionPool+Observer.swift); nil,

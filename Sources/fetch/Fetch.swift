@@ -188,6 +188,8 @@ struct Fetch {
         if let connectTimeout = options.connectTimeout { configuration.timeoutIntervalForConnect = connectTimeout }
         configuration.requestTarget = options.requestTarget
         configuration.usesHTTP10 = options.http10
+        configuration.socketSetup = try LocalBinding.setup(options)
+        configuration.sendsPROXYProtocolHeader = options.haproxyProtocol
         if let engine = options.engine, let failure = SSLEngine.failure(engine) { throw failure }
         var proxies = try options.proxy.configuration(
             environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)

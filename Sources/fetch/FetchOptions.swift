@@ -77,6 +77,14 @@ struct FetchOptions: Equatable {
     var uploadFile: String?
     /// `-0/--http1.0`: request lines say HTTP/1.0.
     var http10 = false
+    /// `--interface`: the local address or interface (LocalBinding.swift).
+    var interface: String?
+    /// `--local-port N[-M]`: the local ports to bind, nil for any.
+    var localPorts: ClosedRange<Int>?
+    /// `--tcp-fastopen`.
+    var tcpFastOpen = false
+    /// `--haproxy-protocol`: each connection starts with the PROXY protocol v1 line.
+    var haproxyProtocol = false
     /// `--request-target`: the request line's target instead of the URL's path.
     var requestTarget: String?
     /// `--curves LIST`: the TLS key-exchange groups offered (OpenSSL's syntax).

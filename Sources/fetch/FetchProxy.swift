@@ -46,7 +46,7 @@ struct FetchProxyOptions: Equatable, Sendable {
     /// `--noproxy`, `-U` and `-p` applied; `nil` when there is none, or when `bypassed`
     /// (`--unix-socket`, which curl never sends through a proxy).
     /// - Throws: ``FetchSetupError`` 5 for a proxy URL that does not parse, 7 for a scheme fetch
-    ///   does not speak (`socks4://`), as curl's statuses for the same inputs.
+    ///   does not speak (`ftp://`), as curl's statuses for the same inputs.
     func configuration(environment: [String: String], bypassed: Bool) throws(FetchSetupError) -> ProxyConfiguration? {
         guard !bypassed else { return nil }
         var configuration: ProxyConfiguration

@@ -158,6 +158,11 @@ enum OptionTable {
         // HTTP/1.0 request lines, no Expect and no chunked upload (UploadFile.swift), as curl.
         flag("http1.0", "0") { options, on in options.http10 = on },
         value("request-target") { $0.requestTarget = $1 },
+        // The socket's local end and options (LocalBinding.swift).
+        value("interface") { $0.interface = $1 },
+        value("local-port") { options, text throws(FetchUsageError) in options.localPorts = try LocalBinding.ports(text) },
+        flag("tcp-fastopen") { $0.tcpFastOpen = $1 },
+        flag("haproxy-protocol") { $0.haproxyProtocol = $1 },
         value("max-time", "m") { options, text throws(FetchUsageError) in options.maxTime = try seconds("-m", text) },
         value("connect-timeout") { options, text throws(FetchUsageError) in options.connectTimeout = try seconds("--connect-timeout", text) },
         value("limit-rate") { options, text throws(FetchUsageError) in options.limitRate = try size("--limit-rate", text) },
@@ -267,8 +272,8 @@ enum OptionTable {
         flag("retry-all-errors") { $0.retry.allErrors = $1 },
     ]
 
-    /// curl's proxy options; see FetchProxy.swift. `--socks5` and `--socks5-hostname` are `-x`
-    /// with a scheme: the last of the three wins.
+    /// curl's proxy options; see FetchProxy.swift. `--socks5`, `--socks5-hostname`, `--socks4` and
+    /// `--socks4a` are `-x` with a scheme: the last of them wins.
     private static let proxy: [OptionSpec] = [
         value("proxy", "x") { options, text in
             options.proxy.proxy = text
@@ -292,6 +297,8 @@ enum OptionTable {
         flag("proxytunnel", "p") { $0.proxy.tunnel = $1 },
         value("socks5") { $0.proxy.proxy = "socks5://" + $1 },
         value("socks5-hostname") { $0.proxy.proxy = "socks5h://" + $1 },
+        value("socks4") { $0.proxy.proxy = "socks4://" + $1 },
+        value("socks4a") { $0.proxy.proxy = "socks4a://" + $1 },
         // The origin's TLS options again, for an https:// proxy (FetchProxyTLS.swift).
         value("proxy-cacert") { $0.proxy.tls.caCertificateFile = $1 },
         value("proxy-capath") { $0.proxy.tls.caCertificateDirectory = $1 },

@@ -342,7 +342,8 @@ final class Transfer: @unchecked Sendable {
             guard let message = verdict.message else { return verdict.status }
             return report(verdict.status, message)
         }
-        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize) {
+        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize)
+            ?? LocalBinding.curlWording(for: error) {
             return report(curl.status, curl.message)
         }
         if let error {

@@ -87,7 +87,10 @@ struct ProxyConfigurationTests {
         ("[::1]", ProxyServer(host: "::1", port: 1080)),
         ("https://p:1", ProxyServer(kind: .https, host: "p", port: 1)),
         ("HTTPS://u:pw@p", ProxyServer(kind: .https, host: "p", port: 443, username: "u", password: "pw")),  // curl: 443 for https
-        ("socks4://p:1", nil),
+        ("socks4://u:pw@p:1", ProxyServer(kind: .socks4, host: "p", port: 1, username: "u", password: "pw")),
+        ("SOCKS4A://p", ProxyServer(kind: .socks4a, host: "p", port: 1080)),
+        ("ftp://p:1", nil),
+        ("socks6://p:1", nil),
         ("http://p:0", nil),
         ("http://p:70000", nil),
         ("http://p:x", nil),

@@ -36,7 +36,8 @@ struct FetchProxyOptionsTests {
         (FetchProxyOptions(proxy: "p:2", noProxy: ""), ["no_proxy": "x"], false, "http://p:2", "http://p:2", [], false, nil),
         (FetchProxyOptions(noProxy: "y", tunnel: true), ["all_proxy": "socks5://s"], false, "socks5://s:1080", "socks5://s:1080", ["y"], true, nil),
         (FetchProxyOptions(proxy: "p:2"), [:], true, nil, nil, [], false, nil),                            // --unix-socket
-        (FetchProxyOptions(proxy: "socks4://p"), [:], false, nil, nil, [], false, 7),
+        (FetchProxyOptions(proxy: "socks6://p"), [:], false, nil, nil, [], false, 7),
+        (FetchProxyOptions(proxy: "socks4a://p"), [:], false, "socks4a://p:1080", "socks4a://p:1080", [], false, nil),
         (FetchProxyOptions(proxy: "http://p:x"), [:], false, nil, nil, [], false, 5),
     ]
 

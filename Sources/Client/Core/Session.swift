@@ -155,6 +155,8 @@ open class Session: @unchecked Sendable {
         self.resolver = resolver
         var poolConfiguration = ConnectionPool.Configuration()
         poolConfiguration.resolver = resolver
+        poolConfiguration.socketSetup = settings.socketSetup
+        poolConfiguration.sendsPROXYProtocolHeader = settings.sendsPROXYProtocolHeader
         poolConfiguration.maxConnectionsPerHost = max(1, settings.httpMaximumConnectionsPerHost)
         poolConfiguration.tlsContext = LazyTLSContext(configuration: tlsConfiguration)
         poolConfiguration.observer = CombinedPoolObserver.of(eventMonitors)

@@ -4,6 +4,7 @@ public import Foundation
 public import FoundationEssentials
 #endif
 import Synchronization
+import EventLoop
 import Transport
 
 /// Settings for a session: timeouts, extra header fields and connection limits.
@@ -46,6 +47,10 @@ public final class URLSessionConfiguration: Sendable {
         var requestTarget: String?
         /// fetch's `--http1.0`: every request line says HTTP/1.0.
         var usesHTTP10 = false
+        /// fetch's `--interface`, `--local-port`, `--tcp-fastopen`.
+        var socketSetup = SocketSetup()
+        /// fetch's `--haproxy-protocol`.
+        var sendsPROXYProtocolHeader = false
     }
 
     private let state: Mutex<Settings>
@@ -229,6 +234,21 @@ public final class URLSessionConfiguration: Sendable {
     package var usesHTTP10: Bool {
         get { state.withLock { $0.usesHTTP10 } }
         set { state.withLock { $0.usesHTTP10 = newValue } }
+    }
+
+    /// What is done to each socket before it connects: the local address and port range it is
+    /// bound to, the interface it is tied to, TCP Fast Open (curl's `--interface`,
+    /// `--local-port`, `--tcp-fastopen`). Nothing by default.
+    package var socketSetup: SocketSetup {
+        get { state.withLock { $0.socketSetup } }
+        set { state.withLock { $0.socketSetup = newValue } }
+    }
+
+    /// Whether each new connection starts with the HAProxy PROXY protocol v1 line, to the
+    /// proxy when there is one, before TLS (curl's `--haproxy-protocol`). `false` by default.
+    package var sendsPROXYProtocolHeader: Bool {
+        get { state.withLock { $0.sendsPROXYProtocolHeader } }
+        set { state.withLock { $0.sendsPROXYProtocolHeader = newValue } }
     }
 }
 

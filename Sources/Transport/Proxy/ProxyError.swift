@@ -44,7 +44,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let socksNoAcceptableMethod = Code("SOCKS5 no acceptable authentication method")
         /// The SOCKS5 proxy rejected the user name and password (curl: exit 97).
         public static let socksAuthenticationFailed = Code("SOCKS5 authentication failed")
-        /// The SOCKS5 proxy answered the connect request with an error reply (curl: exit 97).
+        /// The SOCKS5 or SOCKS4 proxy answered the connect request with an error reply, or a
+        /// SOCKS4 request could not be made (the origin has no IPv4 address; curl: exit 97).
         public static let socksRequestFailed = Code("SOCKS5 request failed")
         /// The request cannot be expressed to the SOCKS5 proxy (a name or credential over 255 bytes).
         public static let socksRequestTooLong = Code("SOCKS5 request field too long")

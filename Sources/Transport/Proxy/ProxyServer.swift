@@ -9,7 +9,7 @@ import FoundationEssentials
 
 /// A proxy that requests can go through: an HTTP proxy (absolute-form requests for `http://`,
 /// a `CONNECT` tunnel for `https://`), the same over TLS to the proxy (an HTTPS proxy), or a
-/// SOCKS5 proxy (a tunnel for both).
+/// SOCKS5 or SOCKS4 proxy (a tunnel for both).
 ///
 /// ```swift
 /// let proxy = ProxyServer(url: "http://user:secret@proxy.example:3128")
@@ -29,6 +29,11 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         case socks5
         /// SOCKS5, the origin's name sent to the proxy to resolve (`socks5h://`).
         case socks5h
+        /// SOCKS4, the origin's name resolved locally to an IPv4 address (`socks4://`); the
+        /// user name is sent as the user id, the password never.
+        case socks4
+        /// SOCKS4a, the origin's name sent to the proxy to resolve (`socks4a://`).
+        case socks4a
     }
 
     /// The protocol spoken to the proxy.
@@ -107,9 +112,9 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses curl's proxy form `[scheme://][user:password@]host[:port]`: scheme `http` (the
-    /// default), `https`, `socks5` or `socks5h` (case-insensitive); port 1080 when absent (443
-    /// for `https`); user and password percent-decoded. `nil` for anything else (an unsupported
-    /// scheme such as `socks4://`, an empty host, a bad port, a path other than `/`).
+    /// default), `https`, `socks5`, `socks5h`, `socks4` or `socks4a` (case-insensitive); port 1080
+    /// when absent (443 for `https`); user and password percent-decoded. `nil` for anything else
+    /// (an unsupported scheme such as `ftp://`, an empty host, a bad port, a path other than `/`).
     /// - Parameter url: The proxy URL.
     public init?(url: String) {
         guard let parsed = try? ProxyServer(parsing: url) else { return nil }
@@ -195,11 +200,11 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the proxy is reached through a tunnel for a request of this kind: always for
-    /// SOCKS5, for an HTTP or HTTPS proxy when the origin is `https` or `tunnelsHTTP` asks for one.
+    /// SOCKS, for an HTTP or HTTPS proxy when the origin is `https` or `tunnelsHTTP` asks for one.
     package func tunnels(isTLS: Bool, tunnelsHTTP: Bool) -> Bool {
         !speaksHTTP || isTLS || tunnelsHTTP
     }
 
-    /// Whether the proxy speaks HTTP (`http://` or `https://`), as opposed to SOCKS5.
+    /// Whether the proxy speaks HTTP (`http://` or `https://`), as opposed to SOCKS.
     package var speaksHTTP: Bool { kind == .http || kind == .https }
 }

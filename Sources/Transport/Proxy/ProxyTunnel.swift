@@ -1,4 +1,4 @@
-// The driver of a proxy handshake (HTTP CONNECT or SOCKS5) on a freshly connected socket: it
+// The driver of a proxy handshake (HTTP CONNECT, SOCKS5 or SOCKS4) on a freshly connected socket: it
 // moves bytes between the socket and the state machine, enforces the connect deadline, and hands
 // the socket over (with any bytes that followed the proxy's answer) once the tunnel is up.
 // Everything here runs on the socket's loop.
@@ -14,6 +14,8 @@ final class ProxyTunnel: SocketHandler {
         case http(HTTPConnectStateMachine)
         /// SOCKS5.
         case socks(SOCKS5StateMachine)
+        /// SOCKS4 or SOCKS4a.
+        case socks4(SOCKS4StateMachine)
     }
 
     /// The tunnel's outcome: the bytes already received from the origin, or why it failed.
@@ -62,6 +64,7 @@ final class ProxyTunnel: SocketHandler {
         switch handshake {
         case .http(var machine): action = HandshakeAction(machine.start()); handshake = .http(machine)
         case .socks(var machine): action = HandshakeAction(machine.start()); handshake = .socks(machine)
+        case .socks4(var machine): action = HandshakeAction(machine.start()); handshake = .socks4(machine)
         }
         self.handshake = handshake
         socket.handler = self
@@ -125,7 +128,7 @@ final class ProxyTunnel: SocketHandler {
             }
         }
 
-        /// A SOCKS5 machine's action.
+        /// A SOCKS5 or SOCKS4 machine's action.
         init(_ action: SOCKS5StateMachine.Action) {
             switch action {
             case .send(let bytes): self = .send(bytes)
@@ -147,6 +150,9 @@ final class ProxyTunnel: SocketHandler {
         case .socks(var machine):
             action = HandshakeAction(bytes.map { machine.received($0) } ?? machine.endOfStream())
             self.handshake = .socks(machine)
+        case .socks4(var machine):
+            action = HandshakeAction(bytes.map { machine.received($0) } ?? machine.endOfStream())
+            self.handshake = .socks4(machine)
         }
         perform(action)
     }
