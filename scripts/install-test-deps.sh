@@ -8,7 +8,8 @@
 # System packages (apt, `apt-get update` at most once, only if something is missing):
 #   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev zlib1g-dev time(GNU),
 #   binutils (readelf), mount and coreutils (chroot) for the container fetch check, hyperfine
-#   if the archive has it, iproute2 (`ip`: the reachability tests' network namespaces).
+#   if the archive has it, iproute2 (`ip`: the reachability tests' network namespaces), patch
+#   (scripts/autobahn/install.sh applies its Python 3 port with it).
 # Python: a venv at .build-venv/ (gitignored) with scripts/requirements-test.txt; the system
 #   Python is never modified. Set PYTHON to choose the interpreter (default python3).
 set -euo pipefail
@@ -24,7 +25,7 @@ done
 
 # command-name:debian-package pairs; a package is installed only when its command is missing.
 required=(nginx:nginx curl:curl wrk:wrk valgrind:valgrind openssl:openssl taskset:util-linux
-    pkg-config:pkg-config readelf:binutils mount:mount chroot:coreutils ip:iproute2)
+    pkg-config:pkg-config readelf:binutils mount:mount chroot:coreutils ip:iproute2 patch:patch)
 optional=(hyperfine:hyperfine)
 
 missing=()
