@@ -212,13 +212,7 @@ private func concurrent<Client: PeerClient>(
                 return (local, bytes)
             }
         }
-        var merged = LatencyRecorder(capacity: total)
-        var bytes = 0
-        for try await (local, workerBytes) in group {
-            merged.merge(local)
-            bytes += workerBytes
-        }
-        return (merged, bytes)
+        return try await mergeWorkers(&group, capacity: total)
     }
     let seconds = Double(monotonicNanos() - start) / 1e9
     return summarize(name: name, options: options, latencies: latencies, bytes: bytes, seconds: seconds)
@@ -251,4 +245,17 @@ private func summarize(
         result.p99Micros = percentiles[1]
     }
     return result
+}
+
+/// Merges the workers' latencies and byte counts as each worker finishes.
+func mergeWorkers(
+    _ group: inout ThrowingTaskGroup<(LatencyRecorder, Int), any Error>, capacity: Int
+) async throws -> (LatencyRecorder, Int) {
+    var merged = LatencyRecorder(capacity: capacity)
+    var bytes = 0
+    for try await (local, workerBytes) in group {
+        merged.merge(local)
+        bytes += workerBytes
+    }
+    return (merged, bytes)
 }

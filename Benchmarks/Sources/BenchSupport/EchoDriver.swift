@@ -140,13 +140,7 @@ private func echoConcurrent(_ client: some EchoClient, name: String, options: Be
                 return (local, bytes)
             }
         }
-        var merged = LatencyRecorder(capacity: total)
-        var bytes = 0
-        for try await (local, workerBytes) in group {
-            merged.merge(local)
-            bytes += workerBytes
-        }
-        return (merged, bytes)
+        return try await mergeWorkers(&group, capacity: total)
     }
     let seconds = Double(monotonicNanos() - gate.start) / 1e9
     return echoSummary(name: name, options: options, latencies: latencies, bytes: bytes, seconds: seconds)
