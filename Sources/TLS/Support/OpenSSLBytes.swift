@@ -26,6 +26,34 @@ enum OpenSSLBytes {
         return try body(bio)
     }
 
+    /// Reads every PEM block `read` recognizes from `pemBytes`, in order, until the input ends.
+    ///
+    /// The end of the input is OpenSSL's "no start line" error, so the thread's error queue is
+    /// emptied first: errors left on it by earlier calls (the application's own, another
+    /// library's) would otherwise read as a malformed block.
+    ///
+    /// - Parameters:
+    ///   - pemBytes: PEM text; blocks `read` skips (other types) are passed over by OpenSSL.
+    ///   - what: the block's name in the error message ("certificate", "CRL").
+    ///   - read: one `PEM_read_bio_*` call; nil when no further block could be read.
+    /// - Throws: ``TLSError/Kind/decoding`` when a block is malformed.
+    static func readPEMBlocks<T>(_ pemBytes: [UInt8], what: String, _ read: (OpaquePointer) -> T?) throws(TLSError) -> [T] {
+        try withReadBIO(pemBytes) { bio throws(TLSError) in
+            ERR_clear_error()
+            var result: [T] = []
+            while true {
+                if let block = read(bio) {
+                    result.append(block)
+                    continue
+                }
+                let errors = OpenSSLError.drain()
+                if errors.allSatisfy({ $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE }) { break }
+                throw TLSError(.decoding, "malformed PEM \(what) block", openSSLErrors: errors)
+            }
+            return result
+        }
+    }
+
     /// Runs `body` with a fresh memory BIO and returns everything it wrote to it.
     static func collectingBIO(_ body: (OpaquePointer) -> Void) -> [UInt8] {
         guard let bio = BIO_new(BIO_s_mem()) else { return [] }

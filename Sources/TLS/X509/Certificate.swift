@@ -58,19 +58,8 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     /// - Returns: the certificates; empty when there are none.
     /// - Throws: ``TLSError/Kind/decoding`` when a certificate block is malformed.
     public static func certificates(fromPEM pemBytes: [UInt8]) throws(TLSError) -> [Certificate] {
-        try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
-            var result: [Certificate] = []
-            while true {
-                if let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
-                    result.append(Certificate(takingOwnershipOf: x509))
-                    continue
-                }
-                // The loop ends on "no start line" (no further PEM block); anything else is malformed.
-                let errors = OpenSSLError.drain()
-                if errors.allSatisfy({ $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE }) { break }
-                throw TLSError(.decoding, "malformed PEM certificate block", openSSLErrors: errors)
-            }
-            return result
+        try OpenSSLBytes.readPEMBlocks(pemBytes, what: "certificate") { bio in
+            PEM_read_bio_X509(bio, nil, nil, nil).map { Certificate(takingOwnershipOf: $0) }
         }
     }
 

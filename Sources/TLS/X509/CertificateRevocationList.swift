@@ -33,18 +33,8 @@ public final class CertificateRevocationList: @unchecked Sendable {
     /// - Returns: the CRLs in order; empty when there are none.
     /// - Throws: ``TLSError/Kind/decoding`` when a CRL block is malformed.
     public static func crls(fromPEM pemBytes: [UInt8]) throws(TLSError) -> [CertificateRevocationList] {
-        try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
-            var result: [CertificateRevocationList] = []
-            while true {
-                if let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) {
-                    result.append(CertificateRevocationList(takingOwnershipOf: crl))
-                    continue
-                }
-                let errors = OpenSSLError.drain()
-                if errors.allSatisfy({ $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE }) { break }
-                throw TLSError(.decoding, "malformed PEM CRL block", openSSLErrors: errors)
-            }
-            return result
+        try OpenSSLBytes.readPEMBlocks(pemBytes, what: "CRL") { bio in
+            PEM_read_bio_X509_CRL(bio, nil, nil, nil).map { CertificateRevocationList(takingOwnershipOf: $0) }
         }
     }
 
