@@ -53,7 +53,9 @@ extension EventLoopTests {
             let elapsed = ContinuousClock.now - start
             #expect(result.kind == .timedOut)
             #expect(elapsed >= .milliseconds(200))
-            #expect(elapsed < .seconds(2))
+            // The kernel alone would retry the SYN for about two minutes; the bound only tells the
+            // 200 ms timer from that (2 s was missed by 0.1 s on a loaded 2-core machine).
+            #expect(elapsed < .seconds(10))
             #expect(openSocketDescriptors(touchingPort: listener.port).count <= 3)  // listener + 2 fillers only
         }
 
