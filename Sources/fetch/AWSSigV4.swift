@@ -10,6 +10,8 @@
 // `-d` data (an empty string for `-F`, `-T` and no body) unless `-H x-PROVIDER2-content-sha256`
 // gives it; curl 7.88 adds no `x-amz-content-sha256` header of its own. A `-H Authorization`
 // turns signing off; a `-H X-Amz-Date` (or `Date`) gives the timestamp.
+// Each redirect hop that keeps the credentials (same host, port and scheme, or
+// `--location-trusted`) is signed again for its own method and URL (Transfer+Redirect.swift).
 // Difference kept: with that `-H` date curl 7.88 sends the date header twice; fetch once.
 import FoundationEssentials
 #if canImport(Glibc)
@@ -103,7 +105,7 @@ struct AWSSigV4: Equatable {
         let lines = request.headerLines
         guard Self.header("Authorization", in: lines) == nil else { return [] }
         let p1 = provider1.lowercased()
-        let dateKey = "X-" + p1.prefix(1).uppercased() + p1.dropFirst() + "-Date"
+        let dateKey = Self.dateKey(p1)
         var canonical: [String] = []
         if Self.header("Host", in: lines) == nil { canonical.append("host:" + request.host) }
         canonical += lines
@@ -132,6 +134,12 @@ struct AWSSigV4: Equatable {
         }
         let authorization = "\(algorithm) Credential=\(accessKey)/\(scope), SignedHeaders=\(signed), Signature=\(Self.hex(key))"
         return [HeaderField(name: "Authorization", value: authorization)] + (dateField.map { [$0] } ?? [])
+    }
+
+    /// `X-Amz-Date` for `amz`: curl's date header name for PROVIDER2.
+    static func dateKey(_ provider1: String) -> String {
+        let lowered = provider1.lowercased()
+        return "X-" + lowered.prefix(1).uppercased() + lowered.dropFirst() + "-Date"
     }
 
     /// The value of the first `-H` line named `name` (curl's Curl_checkheaders: the name then
@@ -192,6 +200,30 @@ struct AWSSigV4: Equatable {
 }
 
 extension AWSSigV4 {
+    /// What a transfer is signed with: enough to sign each redirect hop again.
+    struct Context: Equatable {
+        /// `--aws-sigv4`'s value.
+        var spec: String
+        /// `ACCESS:SECRET`.
+        var credentials: String
+        /// The `-H` lines as typed (`@file` read).
+        var lines: [String]
+        /// The `-d` data curl hashes (on every hop: curl keeps its postfields after a 302).
+        var payload: [UInt8]
+
+        /// The names of the headers a signature adds: `Authorization`, `X-PROVIDER2-Date`.
+        var headerNames: [String] {
+            let fields = AWSSigV4.scan(spec)
+            let provider = (fields.count > 1 ? fields[1] : fields.first ?? "").lowercased()
+            return ["Authorization", AWSSigV4.dateKey(provider)]
+        }
+
+        /// The signature headers for `method` to `url`.
+        func headers(url: String, method: String) throws(TransferError) -> [HeaderField] {
+            try AWSSigV4.headers(spec: spec, url: url, method: method, lines: lines, payload: payload, credentials: credentials)
+        }
+    }
+
     /// The signature headers for a request to `url` (as RequestBuilder sends it: scheme, no
     /// user info), or none when a `-H Authorization` is given.
     ///

@@ -21,6 +21,8 @@ struct PlannedRequest: Equatable {
     /// `user:password` to answer a 401 challenge with (`--digest`); Basic credentials go out
     /// at once in `headers` instead.
     var challengeCredentials: String?
+    /// `--aws-sigv4`: what each redirect hop is signed with again (curl signs every request).
+    var awsSigning: AWSSigV4.Context?
 }
 
 extension PlannedRequest {
@@ -125,7 +127,9 @@ struct RequestBuilder {
         if signsAWS, let spec = options.extras.awsSigV4, let credentials {
             // -d data only: curl hashes its postfields, an empty body for -F and -T.
             let signed = options.data.isEmpty || options.dataInQuery ? [] : Array(payload ?? Data())
-            headers.insert(contentsOf: try AWSSigV4.headers(spec: spec, url: url, method: method, lines: lines, payload: signed, credentials: credentials), at: 0)
+            let context = AWSSigV4.Context(spec: spec, credentials: credentials, lines: lines, payload: signed)
+            headers.insert(contentsOf: try context.headers(url: url, method: method), at: 0)
+            return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, awsSigning: context)
         }
         return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, challengeCredentials: challengeCredentials)
     }
