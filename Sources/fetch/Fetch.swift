@@ -177,7 +177,11 @@ struct Fetch {
     /// transfer whose host does not resolve becomes curl's 6. Hosts `--resolve` names are left
     /// to it, as curl finds them in its DNS cache first.
     static func resolveOverDoH(_ options: FetchOptions, planned: inout [PlannedRequest?], errors: inout [Int: TransferError]) async -> [String: [String]] {
-        guard let doh = DoHResolver(options) else { return [:] }
+        guard let doh = DoHResolver(options), options.unixSocket == nil else { return [:] }
+        // Through a proxy curl asks DoH for the proxy's name, not the URL's: fetch asks for
+        // neither (the proxy's name goes to the system resolver; Documentation/fetch.md).
+        let proxies = try? options.proxy.configuration(environment: ProcessInfo.processInfo.environment, bypassed: false)
+        if proxies != nil { return [:] }
         let fixed = Set(options.resolveEntries.map { entry in
             String(entry.drop { $0 == "+" }.prefix { $0 != ":" }).lowercased()
         })
