@@ -90,9 +90,10 @@ struct Fetch {
                 errors[index] = error
             }
         }
+        let dohAddresses = await resolveOverDoH(options, planned: &planned, errors: &errors)
         let session: Session
         do throws(FetchSetupError) {
-            session = try makeSession(options, requests: planned.compactMap { $0 })
+            session = try makeSession(options, requests: planned.compactMap { $0 }, dohAddresses: dohAddresses)
         } catch {
             planned.forEach { $0?.removeBodyFile() }
             // curl's "(N) message" line, silenced by -s unless -S (as every transfer failure).
@@ -172,7 +173,39 @@ struct Fetch {
     }
 
     /// One session for every URL of the run.
-    static func makeSession(_ options: FetchOptions, requests: [PlannedRequest]) throws(FetchSetupError) -> Session {
+    /// `--doh-url`: the planned requests' host names resolved over DoH (DoHResolver.swift); a
+    /// transfer whose host does not resolve becomes curl's 6. Hosts `--resolve` names are left
+    /// to it, as curl finds them in its DNS cache first.
+    static func resolveOverDoH(_ options: FetchOptions, planned: inout [PlannedRequest?], errors: inout [Int: TransferError]) async -> [String: [String]] {
+        guard let doh = DoHResolver(options), options.unixSocket == nil else { return [:] }
+        // Through a proxy curl asks DoH for the proxy's name, not the URL's: fetch asks for
+        // neither (the proxy's name goes to the system resolver; Documentation/fetch.md).
+        let proxies = try? options.proxy.configuration(environment: ProcessInfo.processInfo.environment, bypassed: false)
+        if proxies != nil { return [:] }
+        let fixed = Set(options.resolveEntries.map { entry in
+            String(entry.drop { $0 == "+" }.prefix { $0 != ":" }).lowercased()
+        })
+        let hosts = Set(planned.compactMap { request in request.map { TransferErrors.hostAndPort($0.url).0 } }
+            .filter { DoHResolver.asks($0) && !fixed.contains($0.lowercased()) })
+        guard !hosts.isEmpty else { return [:] }
+        let session: Session
+        do throws(FetchSetupError) {
+            session = try doh.session(options)
+        } catch {
+            if options.showsErrors { printError("fetch: \(error)") }
+            exit(error.status)
+        }
+        let results = await doh.resolve(hosts, with: session)
+        for index in planned.indices {
+            guard let request = planned[index], case .some(.none) = results[TransferErrors.hostAndPort(request.url).0] else { continue }
+            request.removeBodyFile()
+            planned[index] = nil
+            errors[index] = TransferError(status: 6, message: "Couldn't resolve host name")
+        }
+        return results.compactMapValues { $0 }
+    }
+
+    static func makeSession(_ options: FetchOptions, requests: [PlannedRequest], dohAddresses: [String: [String]] = [:]) throws(FetchSetupError) -> Session {
         // No Alamofire default headers: fetch sends curl's (User-Agent, Accept) itself.
         let configuration = URLSessionConfiguration.default
         configuration.headers = HTTPHeaders()
@@ -219,6 +252,11 @@ struct Fetch {
         let usesTLS = requests.contains { $0.url.lowercased().hasPrefix("https:") || $0.url.lowercased().hasPrefix("wss:") }
         let tlsConfiguration = usesTLS ? try options.tlsConfiguration() : TLSConfiguration()
         var resolver = try options.hostResolver()
+        for (host, addresses) in dohAddresses.sorted(by: { $0.key < $1.key }) {
+            do { try resolver.override(host: host, addresses: addresses) } catch {
+                throw FetchSetupError(status: 6, description: "(6) DoH answer for \(host): \(error)")
+            }
+        }
         try AddressFamilyFilter(options.ipVersion).restrict(&resolver, for: requests.map(\.url))
         // One transfer at a time needs one loop: a second loop thread is only start-up time.
         return Session(

@@ -11,6 +11,14 @@ struct FetchExtras: Equatable {
     var outputDirectory: String?
     /// `--oauth2-bearer`: `Authorization: Bearer TOKEN`.
     var bearer: String?
+    /// `--aws-sigv4`'s `PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]]` (AWSSigV4.swift).
+    var awsSigV4: String?
+    /// `--doh-url`: resolve host names over DNS over HTTPS there (DoHResolver.swift).
+    var dohURL: String?
+    /// `--doh-insecure`: the DoH server's certificate is not verified (`-k` does not do this).
+    var dohInsecure = false
+    /// `--doh-cert-status`: the DoH server must staple a good OCSP response.
+    var dohCertStatus = false
     /// `--url-query` pieces (curl's `--data-urlencode` syntax, `+` for verbatim), joined by `&`.
     var urlQueries: [String] = []
     /// `--fail-early`: the run stops at the first failed transfer.
@@ -82,6 +90,10 @@ enum FetchExtraOptions {
 
     private static let transfer: [OptionSpec] = [
         OptionTable.value("oauth2-bearer") { $0.extras.bearer = $1 },
+        OptionTable.value("aws-sigv4") { $0.extras.awsSigV4 = $1 },
+        OptionTable.value("doh-url") { $0.extras.dohURL = $1 },
+        OptionTable.flag("doh-insecure") { $0.extras.dohInsecure = $1 },
+        OptionTable.flag("doh-cert-status") { $0.extras.dohCertStatus = $1 },
         OptionTable.value("url-query") { $0.extras.urlQueries.append($1) },
         OptionTable.flag("fail-early") { $0.extras.failEarly = $1 },
         OptionTable.value("stderr") { $0.extras.stderrPath = $1 },

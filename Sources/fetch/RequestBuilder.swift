@@ -21,6 +21,8 @@ struct PlannedRequest: Equatable {
     /// `user:password` to answer a 401 challenge with (`--digest`); Basic credentials go out
     /// at once in `headers` instead.
     var challengeCredentials: String?
+    /// `--aws-sigv4`: what each redirect hop is signed with again (curl signs every request).
+    var awsSigning: AWSSigV4.Context?
 }
 
 extension PlannedRequest {
@@ -72,7 +74,10 @@ struct RequestBuilder {
         }
         var headers: [HeaderField] = [HeaderField(name: "User-Agent", value: options.userAgent ?? Self.userAgent), HeaderField(name: "Accept", value: "*/*")]
         var challengeCredentials: String?
-        if let credentials, !options.authMethods.isPreemptiveBasic {
+        let signsAWS = options.extras.awsSigV4 != nil && credentials != nil
+        if signsAWS {
+            // --aws-sigv4 is then curl's only method: the signature goes out below.
+        } else if let credentials, !options.authMethods.isPreemptiveBasic {
             challengeCredentials = credentials
         } else if let credentials {
             headers.insert(HeaderField(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString()), at: 0)
@@ -117,7 +122,15 @@ struct RequestBuilder {
         }
         headers += try RequestExtras.headers(options, hasCredentials: credentials != nil)
         if let explicit = options.method { method = explicit }
-        headers = try edit(headers, with: options.headerLines)
+        let lines = try expand(options.headerLines)
+        headers = apply(expanded: lines, to: headers)
+        if signsAWS, let spec = options.extras.awsSigV4, let credentials {
+            // -d data only: curl hashes its postfields, an empty body for -F and -T.
+            let signed = options.data.isEmpty || options.dataInQuery ? [] : Array(payload ?? Data())
+            let context = AWSSigV4.Context(spec: spec, credentials: credentials, lines: lines, payload: signed)
+            headers.insert(contentsOf: try context.headers(url: url, method: method), at: 0)
+            return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, awsSigning: context)
+        }
         return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, challengeCredentials: challengeCredentials)
     }
 
@@ -146,8 +159,11 @@ struct RequestBuilder {
     /// of one name are all sent), `Name:` removes it, `Name;` sends it empty, `@file` reads lines
     /// (ended by LF, CR or CRLF: in Swift `"\r\n"` is one Character, equal to neither).
     func edit(_ defaults: [HeaderField], with lines: [String]) throws(TransferError) -> [HeaderField] {
-        var own = defaults
-        var custom: [HeaderField] = []
+        apply(expanded: try expand(lines), to: defaults)
+    }
+
+    /// The `-H` lines with each `@file` replaced by the file's lines.
+    func expand(_ lines: [String]) throws(TransferError) -> [String] {
         var expanded: [String] = []
         for line in lines {
             if line.hasPrefix("@") {
@@ -159,6 +175,13 @@ struct RequestBuilder {
                 expanded.append(line)
             }
         }
+        return expanded
+    }
+
+    /// `edit(_:with:)` for lines already expanded.
+    func apply(expanded: [String], to defaults: [HeaderField]) -> [HeaderField] {
+        var own = defaults
+        var custom: [HeaderField] = []
         for line in expanded {
             if let colon = line.firstIndex(of: ":") {
                 let name = String(line[..<colon]).trimmed

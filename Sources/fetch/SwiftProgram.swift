@@ -235,6 +235,9 @@ enum SwiftProgram {
         check(options.locationTrusted, "--location-trusted")
         check(!options.resolveEntries.isEmpty || !options.connectToEntries.isEmpty, "--resolve/--connect-to")
         check(options.unixSocket != nil, "--unix-socket")
+        // The program carries this run's signature headers, which AWS accepts for minutes only.
+        check(options.extras.awsSigV4 != nil, "--aws-sigv4")
+        check(options.extras.dohURL != nil, "--doh-url")
         check(options.proxy.proxyUser != nil, "--proxy-user")
         check(options.proxy.noProxy != nil, "--noproxy")
         check(options.proxy.tunnel, "--proxytunnel")

@@ -159,7 +159,7 @@ final class Transfer: @unchecked Sendable {
                 anyOrigin: options.locationTrusted)
             stream.authenticate(with: URLCredential(user: String(credentials[..<colon]), password: password, persistence: .none), scope: scope)
         }
-        stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads))
+        stream.redirect(using: Self.redirector(options: options, original: urlRequest, hops: hopHeads, signing: request.awsSigning))
         let meter = options.extras.parallel ? nil : ProgressMeter.make(options: options, output: output)
         meter?.start()
         meter?.attach(to: stream)

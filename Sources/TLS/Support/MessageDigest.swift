@@ -2,7 +2,8 @@ internal import COpenSSL
 
 /// One-shot message digests through OpenSSL's EVP interface, for HTTP Digest authentication
 /// (RFC 7616 §3.2: MD5 and SHA-256) and the WebSocket handshake (RFC 6455 §4.2.2: SHA-1) in
-/// Client, which must not see a C type.
+/// Client, which must not see a C type; and HMAC-SHA256 (RFC 2104) for AWS Signature Version 4
+/// in fetch's `--aws-sigv4`.
 package enum MessageDigest {
     /// The hash functions Digest authentication names in its `algorithm` parameter.
     package enum Algorithm: Sendable {
@@ -35,5 +36,25 @@ package enum MessageDigest {
         // EVP_Digest with a built-in algorithm only fails on allocation failure.
         precondition(ok == 1, "EVP_Digest(\(algorithm)) failed: \(OpenSSLError.drain())")
         return Array(digest.prefix(Int(length)))
+    }
+
+    /// HMAC-SHA256 (RFC 2104, FIPS 198-1) of `message` under `key`.
+    /// - Parameters:
+    ///   - key: The key, any length (longer than the 64-byte block is hashed first, as RFC 2104 says).
+    ///   - message: The input; may be empty.
+    /// - Returns: 32 bytes.
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        // HMAC() reads key_len as an int: a key past Int32.max cannot be passed.
+        precondition(key.count <= Int(Int32.max), "HMAC key longer than Int32.max bytes")
+        let result = key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBufferPointer { input in
+                HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), input.baseAddress, input.count, &mac, &length)
+            }
+        }
+        // HMAC with a built-in digest only fails on allocation failure.
+        precondition(result != nil && length == 32, "HMAC(SHA-256) failed: \(OpenSSLError.drain())")
+        return Array(mac.prefix(Int(length)))
     }
 }
