@@ -12,7 +12,11 @@
 # LARIAT_HTTPBIN is set (scripts/test.sh sets it) and skip otherwise.
 # LeakSanitizer is off (detect_leaks=0): the Swift runtime keeps type metadata, conformance caches
 # and once-initialised globals for the life of the process on purpose, which LSan reports as leaks;
-# leaks are measured by the soak instead (scripts/soak.sh: descriptors, RSS, threads).
+# leaks are measured by the soak instead (scripts/soak.sh: descriptors, RSS, threads). One more such
+# report (issue 18): fetch under ASan with detect_leaks=1 exits 1 on 32 bytes, the weak-reference
+# side table of a pool still alive at exit, which LSan cannot see (sanitizers/lsan-weak-side-table.swift
+# reproduces it without Lariat). No suppression for it: `leak:formWeakReference` would also hide a
+# really leaked object that has a side table (the table points back to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

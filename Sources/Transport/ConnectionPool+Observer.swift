@@ -48,12 +48,14 @@ package protocol ConnectionPoolObserver: Sendable {
 extension ConnectionPool.State {
     /// Stores `key`'s counts with the observer, if there is one. Under the lock.
     ///
-    /// Call it with effects already resolved into a `let`, never as
-    /// `state.observe(key, state.resolve(state.machine.event()))`: `observe` is non-mutating, so
-    /// Swift copies `state` as its receiver before evaluating the argument, and the argument's
-    /// mutations then find every dictionary of the machine and of `State` shared with that copy
-    /// and copy them (three allocations per keep-alive release, measured by Benchmarks/).
-    func observe(_ key: ConnectionKey, _ effects: ConnectionPool.Effects) -> ConnectionPool.Effects {
+    /// `mutating` though it changes nothing: Swift reads the receiver of a non-mutating call
+    /// before evaluating its arguments, so `state.observe(key, state.resolve(state.machine.event()))`
+    /// would count a copy of `state` taken before the event (issue 20: a released Session's
+    /// shutdown stored "idle 1" and the gauge kept it) and make the event copy every dictionary
+    /// it shared with that copy (three allocations per keep-alive release, measured by
+    /// Benchmarks/). A mutating call takes `state` after its arguments: the counts are always
+    /// those after the event. Entry points still resolve into a `let` first, for reading.
+    mutating func observe(_ key: ConnectionKey, _ effects: ConnectionPool.Effects) -> ConnectionPool.Effects {
         guard let observer else { return effects }
         observer.store(machine.counts(for: key), for: key)
         var effects = effects
@@ -62,7 +64,7 @@ extension ConnectionPool.State {
     }
 
     /// Stores the counts of every key in `keys` (events touching several: shutdown, deadlines).
-    func observe(_ keys: [ConnectionKey], _ effects: ConnectionPool.Effects) -> ConnectionPool.Effects {
+    mutating func observe(_ keys: [ConnectionKey], _ effects: ConnectionPool.Effects) -> ConnectionPool.Effects {
         var effects = effects
         for key in keys { effects = observe(key, effects) }
         return effects

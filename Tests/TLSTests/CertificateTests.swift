@@ -52,14 +52,14 @@ import Testing
     }
 
     @Test func publicKeyIdentityIsSubjectPublicKeyInfo() throws {
-        let key = pki.leaf.certificate.publicKey
+        let key = try #require(pki.leaf.certificate.decodedPublicKey)
         #expect(key.algorithm == "EC")
         #expect(key.bits == 256)
-        #expect(pki.weakRSALeaf.certificate.publicKey.bits == 1024)
+        #expect(pki.weakRSALeaf.certificate.decodedPublicKey?.bits == 1024)
         let spki = key.subjectPublicKeyInfoDER
         #expect(try PublicKey(subjectPublicKeyInfoDER: spki) == key)
         #expect(key == pki.leaf.key.publicKey)
-        #expect(key != pki.intermediate.certificate.publicKey)
+        #expect(key != pki.intermediate.certificate.decodedPublicKey)
         #expect(throws: TLSError.self) { try PublicKey(subjectPublicKeyInfoDER: spki + [0]) }
         #expect(key.pinnedPublicKeyHash == "sha256//" + Base64.encode(key.sha256OfSubjectPublicKeyInfo))
     }
@@ -70,11 +70,11 @@ import Testing
         let spkiPath = minter.path("leaf.spki.der")
         try minter.openssl(["pkey", "-in", pki.leaf.keyPath, "-pubout", "-outform", "DER", "-out", spkiPath])
         let digest = try minter.openssl(["dgst", "-sha256", "-binary", spkiPath])
-        #expect(pki.leaf.certificate.publicKey.pinnedPublicKeyHash == "sha256//" + Base64.encode(Array(digest)))
-        #expect(try PublicKey.load(file: spkiPath) == pki.leaf.certificate.publicKey)
+        #expect(pki.leaf.certificate.decodedPublicKey?.pinnedPublicKeyHash == "sha256//" + Base64.encode(Array(digest)))
+        #expect(try PublicKey.load(file: spkiPath) == pki.leaf.certificate.decodedPublicKey)
         let pemPath = minter.path("leaf.spki.pem")
         try minter.openssl(["pkey", "-in", pki.leaf.keyPath, "-pubout", "-out", pemPath])
-        #expect(try PublicKey.load(file: pemPath) == pki.leaf.certificate.publicKey)
+        #expect(try PublicKey.load(file: pemPath) == pki.leaf.certificate.decodedPublicKey)
     }
 
     @Test(arguments: ["", "sha256//", "sha1//AAAA", "sha256//AAAA", "sha256//!!!!", "sha256//" + String(repeating: "A", count: 44) + ";"])
@@ -105,9 +105,9 @@ import Testing
 
     @Test func privateKeysLoad() throws {
         let key = try PrivateKey.load(file: pki.leaf.keyPath)
-        #expect(key.publicKey == pki.leaf.certificate.publicKey)
+        #expect(key.publicKey == pki.leaf.certificate.decodedPublicKey)
         let der = try PKI.Minter(directory: pki.directory).openssl(["pkey", "-in", pki.leaf.keyPath, "-outform", "DER"])
-        #expect(try PrivateKey(derBytes: Array(der)).publicKey == pki.leaf.certificate.publicKey)
-        #expect(try PrivateKey.load(file: pki.encryptedKeyPath, password: PKI.keyPassword).publicKey == pki.client.certificate.publicKey)
+        #expect(try PrivateKey(derBytes: Array(der)).publicKey == pki.leaf.certificate.decodedPublicKey)
+        #expect(try PrivateKey.load(file: pki.encryptedKeyPath, password: PKI.keyPassword).publicKey == pki.client.certificate.decodedPublicKey)
     }
 }

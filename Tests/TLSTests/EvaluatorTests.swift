@@ -93,14 +93,15 @@ import Testing
 
     // Alamofire's PublicKeysTrustEvaluator, and curl's --pinnedpubkey.
     @Test func publicKeyPinning() throws {
-        let pins = try PublicKeyPins(curlSyntax: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=;" + pki.leaf.certificate.publicKey.pinnedPublicKeyHash)
+        let leafKey = try #require(pki.leaf.certificate.decodedPublicKey)
+        let pins = try PublicKeyPins(curlSyntax: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=;" + leafKey.pinnedPublicKeyHash)
         let pump = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf)) { trust in
-            guard trust.peerCertificates.contains(where: { pins.matches($0.publicKey) }) else { throw Refused() }
+            guard trust.peerCertificates.contains(where: { $0.decodedPublicKey.map(pins.matches) ?? false }) else { throw Refused() }
         }
         #expect(pump.handshake().client.isComplete)
-        let other = PublicKeyPins(keys: [pki.intermediate.certificate.publicKey])
+        let other = PublicKeyPins(keys: [try #require(pki.intermediate.certificate.decodedPublicKey)])
         let refused = try Fixture.pump(client: Fixture.clientContext(), server: Fixture.serverContext(pki.leaf)) { trust in
-            guard trust.peerCertificates.prefix(1).contains(where: { other.matches($0.publicKey) }) else { throw Refused() }
+            guard trust.peerCertificates.prefix(1).contains(where: { $0.decodedPublicKey.map(other.matches) ?? false }) else { throw Refused() }
         }
         #expect(refused.handshake().client.error?.kind == .evaluatorRejected)
     }

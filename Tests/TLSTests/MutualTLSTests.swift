@@ -94,6 +94,6 @@ import Testing
         let bundle = try PKCS12Bundle.load(file: PKI.shared.clientPKCS12Path, password: PKI.pkcs12Password)
         #expect(bundle.certificate == pki.client.certificate)
         #expect(bundle.caCertificates == [pki.clientCA.certificate])
-        #expect(bundle.privateKey.publicKey == pki.client.certificate.publicKey)
+        #expect(bundle.privateKey.publicKey == pki.client.certificate.decodedPublicKey)
     }
 }

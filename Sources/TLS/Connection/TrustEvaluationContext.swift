@@ -7,7 +7,7 @@ internal import COpenSSL
 /// ``evaluateRevocation(crlCheck:ocsp:validateHost:)``; `PinnedCertificatesTrustEvaluator`
 /// compares ``peerCertificates`` (whole DER) and, with `acceptSelfSignedCertificates`, uses
 /// ``evaluate(anchors:includeDefaultAnchors:validateHost:)``; `PublicKeysTrustEvaluator` compares
-/// `peerCertificates.map(\.publicKey)` (SubjectPublicKeyInfo); `DisabledTrustEvaluator` returns.
+/// `peerCertificates.compactMap(\.decodedPublicKey)` (SubjectPublicKeyInfo); `DisabledTrustEvaluator` returns.
 public struct TrustEvaluationContext: Sendable {
     /// The host name or IP literal the client connected to.
     public let host: String

@@ -93,18 +93,9 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     /// The subjectAltName entries in certificate order; empty when the extension is absent.
     public var subjectAlternativeNames: [SubjectAlternativeName] { SubjectAlternativeName.read(from: x509) }
 
-    /// The certified public key.
-    ///
-    /// - Precondition: the key decodes. OpenSSL 3 loads a certificate whose SubjectPublicKeyInfo
-    ///   holds a malformed key or an unknown algorithm, so for a certificate a peer sent use
-    ///   ``decodedPublicKey``.
-    public var publicKey: PublicKey {
-        guard let key = decodedPublicKey else { preconditionFailure("certificate without a usable public key") }
-        return key
-    }
-
     /// The certified public key, or `nil` when OpenSSL cannot decode it (an unknown algorithm,
-    /// or a key such as an EC point off its curve: OpenSSL 3 loads the certificate anyway).
+    /// or a key such as an EC point off its curve: OpenSSL 3 loads the certificate anyway, and a
+    /// server can present one). The only accessor: there is no non-optional one to trap.
     public var decodedPublicKey: PublicKey? {
         // X509_get_pubkey returns a new reference, or nil when the key does not decode.
         X509_get_pubkey(x509).map { PublicKey(takingOwnershipOf: $0) }
