@@ -10,8 +10,9 @@ import Synchronization
 // waiting for them, its own event monitors, and the hooks `Request` calls to report events.
 // Event order: see the header of `EventMonitor.swift`.
 
-/// A request's attempts and lifecycle handlers, in one mutex.
-final class RequestLifecycle: Sendable {
+/// A request's attempts and lifecycle handlers, in one mutex. Stored inline in its request
+/// (noncopyable, as `BodyBuffer`): no allocation of its own per request.
+struct RequestLifecycle: ~Copyable, Sendable {
     /// The last task's progress towards its two completion events, each reported once.
     ///
     /// `running` ─taskEnded─▶ `completed(error)` ─reportTaskCompletion─▶ `reported`; a new
