@@ -63,6 +63,8 @@ struct RequestLifecycle: ~Copyable, Sendable {
         var earlierHops: [TransactionRecord] = []
         /// The current exchange's body after content decoding, when a decoder ran.
         var decodedBodyBytes: Int64?
+        /// The user info of the request's notifications (``AlamofireNotifications``), built once.
+        var notificationUserInfo = NotificationUserInfo.notBuilt
     }
 
     let state = Mutex(State())
@@ -357,6 +359,13 @@ extension Request {
     /// The request finished: no further attempt follows.
     func didFinish() {
         announceFinish()
+        untrack()
+    }
+
+    /// The request finished: the session stops tracking it, and the notifications' cached user
+    /// info, which holds the request, is dropped.
+    func untrack() {
+        lifecycle.state.withLock { $0.notificationUserInfo = .finished }
         context.untrack(self)
     }
 

@@ -312,7 +312,7 @@ public class Request: @unchecked Sendable {
         case .restartExchange: if isMonitored(.isRetrying) { emit(.isRetrying) { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         case .runSerializer(let serializer, let announcesFinish): if announcesFinish { announceFinish() }; serializer(onWorker)
-        case .finishSerializing(let completions): context.untrack(self); for completion in completions { completion(onWorker) }
+        case .finishSerializing(let completions): untrack(); for completion in completions { completion(onWorker) }
         case .startFollowUp(let next): startFollowUp(next)
         case .askRedirectHandler(let next): askRedirectHandler(next)
         }
