@@ -4,6 +4,7 @@ public import Foundation
 import FoundationEssentials
 #endif
 public import Dispatch
+import Synchronization
 
 extension Request {
     /// Posted when a request is resumed; the notification's `Notification.request` is the request.
@@ -58,7 +59,7 @@ public final class AlamofireNotifications: EventMonitor {
 
     /// Posts `name` on `NotificationCenter.default` with `request` in the user info.
     func post(_ name: Notification.Name, _ request: Request) {
-        NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.requestKey: request])
+        NotificationCenter.default.post(name: name, object: nil, userInfo: request.notificationUserInfo)
     }
 
     /// Posts ``Request/didResumeNotification``.
@@ -78,5 +79,42 @@ public final class AlamofireNotifications: EventMonitor {
     /// Posts ``Request/didCompleteTaskNotification``.
     public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
         post(Request.didCompleteTaskNotification, request)
+    }
+}
+
+/// The user info of a request's notifications, `[Notification.requestKey: request]`, built once
+/// per request: a default session posts four notifications for every request (resume, task
+/// resumed, task completed, finish), and each built its own dictionary, an allocation whether or
+/// not anyone observed it. (Foundation's `NotificationCenter` cannot say whether a name has
+/// observers, so the dictionary is always needed.)
+///
+/// `notBuilt` ─first post while the session tracks the request─▶ `cached` ─request untracked─▶
+/// `finished`. The dictionary holds the request, so it is kept only while the session's set of
+/// live requests holds the request anyway, and dropped when the request leaves it; posts outside
+/// that span (none today) build a dictionary of their own, as before.
+///
+/// `@unchecked Sendable`: the dictionary is never mutated and holds only a `String` key and the
+/// request, which is `Sendable`.
+enum NotificationUserInfo: @unchecked Sendable {
+    /// No notification posted yet.
+    case notBuilt
+    /// Built by the first post; later posts reuse it.
+    case cached([AnyHashable: Any])
+    /// The request finished and left the session's live requests: nothing is cached any more.
+    case finished
+}
+
+extension Request {
+    /// The user info for this request's notifications: ``NotificationUserInfo``'s cached
+    /// dictionary while the session tracks the request, else a new one.
+    var notificationUserInfo: [AnyHashable: Any] {
+        lifecycle.state.withLock { state in
+            if case .cached(let userInfo) = state.notificationUserInfo { return userInfo }
+            let userInfo: [AnyHashable: Any] = [Notification.requestKey: self]
+            if case .notBuilt = state.notificationUserInfo, state.isTracked {
+                state.notificationUserInfo = .cached(userInfo)
+            }
+            return userInfo
+        }
     }
 }

@@ -89,10 +89,14 @@ public struct URLEncoding: ParameterEncoding {
     /// ``Destination/httpBody`` with default array and bool encodings.
     public static var httpBody: URLEncoding { URLEncoding(destination: .httpBody) }
 
-    /// Where the parameters go.
-    public let destination: Destination
+    // Stored in this order so the struct fits an existential's inline buffer (3 words): the
+    // 16-byte `arrayEncoding` first, then the two one-byte enums (18 bytes). `destination` first
+    // padded it to 25 bytes, and `Session.request`'s default `encoding: URLEncoding.default`,
+    // boxed as `any ParameterEncoding`, cost an allocation per request.
     /// How arrays are written.
     public let arrayEncoding: ArrayEncoding
+    /// Where the parameters go.
+    public let destination: Destination
     /// How `Bool`s are written.
     public let boolEncoding: BoolEncoding
 

@@ -10,8 +10,9 @@ import Synchronization
 // waiting for them, its own event monitors, and the hooks `Request` calls to report events.
 // Event order: see the header of `EventMonitor.swift`.
 
-/// A request's attempts and lifecycle handlers, in one mutex.
-final class RequestLifecycle: Sendable {
+/// A request's attempts and lifecycle handlers, in one mutex. Stored inline in its request
+/// (noncopyable, as `BodyBuffer`): no allocation of its own per request.
+struct RequestLifecycle: ~Copyable, Sendable {
     /// The last task's progress towards its two completion events, each reported once.
     ///
     /// `running` ─taskEnded─▶ `completed(error)` ─reportTaskCompletion─▶ `reported`; a new
@@ -62,6 +63,8 @@ final class RequestLifecycle: Sendable {
         var earlierHops: [TransactionRecord] = []
         /// The current exchange's body after content decoding, when a decoder ran.
         var decodedBodyBytes: Int64?
+        /// The user info of the request's notifications (``AlamofireNotifications``), built once.
+        var notificationUserInfo = NotificationUserInfo.notBuilt
     }
 
     let state = Mutex(State())
@@ -356,6 +359,13 @@ extension Request {
     /// The request finished: no further attempt follows.
     func didFinish() {
         announceFinish()
+        untrack()
+    }
+
+    /// The request finished: the session stops tracking it, and the notifications' cached user
+    /// info, which holds the request, is dropped.
+    func untrack() {
+        lifecycle.state.withLock { $0.notificationUserInfo = .finished }
         context.untrack(self)
     }
 

@@ -72,7 +72,7 @@ extension Request {
     /// same queue, whatever thread the retrier answers from. `serializer`: a response serializer
     /// failed with this error (`Request+Serializers.swift`), and `replacement` makes the
     /// completion to hold for `.doNotRetryWithError`; `nil`: the request itself failed.
-    func askRetrier(serializer: (error: AFError, replacement: @Sendable (AFError) -> ResponseHandler)? = nil) {
+    func askRetrier(serializer: (error: AFError, replacement: @Sendable (AFError) -> StoredHandler)? = nil) {
         guard let retrier = context.retrier(for: self), let error = serializer?.error ?? error else {
             preconditionFailure("askRetrier without a retrier or an error: the machine asks only for a failure with one")
         }
@@ -89,9 +89,9 @@ extension Request {
     }
 
     private func retrierAnswered(_ result: RetryResult, originalError: AFError,
-                                 replacement: (@Sendable (AFError) -> ResponseHandler)?) {
+                                 replacement: (@Sendable (AFError) -> StoredHandler)?) {
         let action = mutable.withLock { state in
-            var replacing: ResponseHandler?
+            var replacing: StoredHandler?
             // A cancel while the retrier decided keeps `explicitlyCancelled`.
             if case .doNotRetryWithError(let retryError) = result, !state.machine.isCancelled {
                 let failure = AFError.requestRetryFailed(retryError: retryError, originalError: originalError)

@@ -30,10 +30,10 @@ extension Request {
     ) {
         let retries = failure != nil && (context.interceptor != nil || interceptor != nil)
         let (deliverNow, action) = mutable.withLock { state in
-            state.machine.serializerFinished(failed: failure != nil, hasRetrier: retries) { { _ in deliver(value) } }
+            state.machine.serializerFinished(failed: failure != nil, hasRetrier: retries) { StoredHandler { _ in deliver(value) } }
         }
         if case .askRetrier = action, let failure {
-            return askRetrier(serializer: (failure, { error in { _ in deliver(replacingFailure(value, error)) } }))
+            return askRetrier(serializer: (failure, { error in StoredHandler { _ in deliver(replacingFailure(value, error)) } }))
         }
         // `deliverNow`: the last serializer with nothing held before it (the action finishes
         // the request with no completions: untracked first, as before any handler), or one

@@ -81,8 +81,20 @@ public class Request: @unchecked Sendable {
     /// on the thread that added it after the request finished.
     package typealias ResponseHandler = @Sendable (_ onWorker: Bool) -> Void
 
+    /// A ``ResponseHandler`` as the state machine holds it. A closure stored as the machine's
+    /// generic `Handler` is kept at the generic abstraction, so storing one allocated a
+    /// reabstraction thunk per handler; a struct around it is stored as it is.
+    struct StoredHandler: Sendable {
+        let run: ResponseHandler
+        init(_ run: @escaping ResponseHandler) { self.run = run }
+        func callAsFunction(_ onWorker: Bool) { run(onWorker) }
+    }
+
+    /// The request's state machine, with its exchanges, handlers and follow-ups.
+    typealias Machine = RequestStateMachine<Exchange, StoredHandler, FollowUp>
+
     struct Mutable {
-        var machine = RequestStateMachine<Exchange, ResponseHandler, FollowUp>()
+        var machine = Machine()
         /// The request made for the current attempt (after adapters): ``Request/request``, and
         /// the `request` of every response, across redirects (as Alamofire's `lastRequest`).
         var request: URLRequest?
@@ -295,7 +307,7 @@ public class Request: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Performs what the state machine decided, outside the lock.
-    func perform(_ action: RequestStateMachine<Exchange, ResponseHandler, FollowUp>.Action, onWorker: Bool = false) {
+    func perform(_ action: Machine.Action, onWorker: Bool = false) {
         switch action {
         case .none: break
         case .startExchange: if let queue = context.givenRequestQueue { queue.async { self.start() } } else { start() }
@@ -312,7 +324,7 @@ public class Request: @unchecked Sendable {
         case .restartExchange: if isMonitored(.isRetrying) { emit(.isRetrying) { [self] in $0.requestIsRetrying(self) } }; prepareForRetry(); resetProgress(); start()
         case .runHandlers(let handlers): didFinish(); for handler in handlers { handler(onWorker) }
         case .runSerializer(let serializer, let announcesFinish): if announcesFinish { announceFinish() }; serializer(onWorker)
-        case .finishSerializing(let completions): context.untrack(self); for completion in completions { completion(onWorker) }
+        case .finishSerializing(let completions): untrack(); for completion in completions { completion(onWorker) }
         case .startFollowUp(let next): startFollowUp(next)
         case .askRedirectHandler(let next): askRedirectHandler(next)
         }
@@ -542,7 +554,7 @@ public class Request: @unchecked Sendable {
     /// `serializer`: a response serializer, which must report ``serializerFinished(_:failure:onWorker:deliver:replacingFailure:)``
     /// (`Request+Retry.swift`): serializers run one at a time and may retry the request.
     package func appendResponseHandler(_ handler: @escaping ResponseHandler, serializer: Bool = false) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(handler, serializer: serializer) }) {
+        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(StoredHandler(handler), serializer: serializer) }) {
             for handler in ready { handler(false) }
         } else if startsOnFirstHandler {
             resume()

@@ -87,7 +87,7 @@ extension Session {
 extension Request {
     /// Calls `body` once the request finished (at once if it has), without starting it.
     func whenFinished(_ body: @escaping @Sendable () -> Void) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended({ _ in body() }) }) {
+        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(StoredHandler { _ in body() }) }) {
             for handler in ready { handler(false) }
         }
     }

@@ -207,6 +207,9 @@ open class Session: @unchecked Sendable {
         let box = ParametersBox(parameters)
         let convertible = ClosureRequestConvertible {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
+            // URLEncoding returns a request without parameters unchanged; skipping it saves
+            // boxing the request as `any URLRequestConvertible`, an allocation per request.
+            if box.parameters == nil, encoding is URLEncoding { return request }
             return try encoding.encode(request, with: box.parameters)
         }
         return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, context: context)

@@ -56,7 +56,7 @@ struct FollowUp: Sendable {
 /// What a response head means for a request, as `Request.judge(_:)` decides from the head alone.
 struct FollowUpDecision {
     /// The head's kind for the state machine, carrying the next exchange for a follow-up.
-    var kind: RequestStateMachine<Exchange, Request.ResponseHandler, FollowUp>.HeadKind
+    var kind: Request.Machine.HeadKind
     /// A failure to record (a bad redirect, too many redirects): the head is recorded, its body
     /// dropped, and the request ends with the error.
     var error: AFError?
