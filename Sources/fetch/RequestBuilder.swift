@@ -118,6 +118,7 @@ struct RequestBuilder {
         headers += try RequestExtras.headers(options, hasCredentials: credentials != nil)
         if let explicit = options.method { method = explicit }
         headers = try edit(headers, with: options.headerLines)
+        headers = options.extras.framing.addingTE(to: headers, headerLines: options.headerLines)
         return PlannedRequest(url: url, method: method, headers: headers, body: payload, bodyFile: bodyFile, challengeCredentials: challengeCredentials)
     }
 
