@@ -347,7 +347,9 @@ final class Transfer: @unchecked Sendable {
             guard let message = verdict.message else { return verdict.status }
             return report(verdict.status, message)
         }
-        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize)
+        // --ignore-content-length: curl never read the length, so its message names none.
+        let lengthSource = options.extras.framing.ignoreContentLength ? nil : completion.response ?? response
+        if let error, let curl = TransferErrors.curlWording(for: error, response: lengthSource, bodySize: bodySize)
             ?? LocalBinding.curlWording(for: error) {
             return report(curl.status, curl.message)
         }
