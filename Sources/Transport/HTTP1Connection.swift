@@ -140,7 +140,8 @@ final class HTTP1Connection: SocketHandler {
             headLength: headBytes.count, bodyLength: body.length,
             isIdempotent: request.isIdempotent, isReused: reused, attempt: exchange.attempt,
             expectsContinue: body.length > 0 && request.head.expectsContinue,
-            idleTimeout: request.idleTimeout, deadline: request.deadline, offersUpgrade: request.upgrade != nil
+            idleTimeout: request.idleTimeout, deadline: request.deadline, offersUpgrade: request.upgrade != nil,
+            responseParsing: request.responseParsing
         )
         perform(machine.requestStarted(info, run: Run(exchange: exchange, summary: summary), method: request.head.method, now: .now()))
         // Bytes that arrived with the last handshake flight (or before the request went out)

@@ -76,6 +76,8 @@ struct HTTP1ConnectionStateMachine<Run> {
         /// The head offers a protocol switch (`Upgrade`, a WebSocket's opening handshake): only
         /// then is a `101` accepted, and it hands the connection over (RFC 9110 §7.8).
         var offersUpgrade = false
+        /// Relaxations of how this request's response is read (strict by default).
+        var responseParsing = ResponseParsingOptions.strict
     }
 
     /// The effect the driver must carry out.
@@ -301,7 +303,7 @@ struct HTTP1ConnectionStateMachine<Run> {
     /// (`writableLimit` bytes).
     mutating func requestStarted(_ request: RequestInfo, run: Run, method: RequestMethod, now: Deadline) -> Action {
         guard case .idle = state else { preconditionFailure("requestStarted in \(state)") }
-        parser.expectResponse(to: method, offeringUpgrade: request.offersUpgrade)
+        parser.expectResponse(to: method, offeringUpgrade: request.offersUpgrade, options: request.responseParsing)
         let writing: Writing = request.expectsContinue && request.bodyLength > 0 ? .sendingHead : .sending
         state = .active(Active(run: run, request: request, writing: writing, reading: .awaitingHead,
                                idleDeadline: Self.idleDeadline(request.idleTimeout, now: now)))

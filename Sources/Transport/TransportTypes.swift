@@ -61,6 +61,9 @@ package struct TransportRequest: Sendable {
     /// refused exchange at once with this error, without a connection: URLSession, too, makes a
     /// task for such a request and then fails it.
     package var refusal: TransportError?
+    /// Relaxations of how the response is read (fetch's `--http0.9`, `--ignore-content-length`,
+    /// `--raw`); ``ResponseParsingOptions/strict``, the default, relaxes nothing.
+    package var responseParsing: ResponseParsingOptions = .strict
 
     package init(
         key: ConnectionKey, head: RequestHead, body: RequestBody? = nil, isIdempotent: Bool,

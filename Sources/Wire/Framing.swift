@@ -11,10 +11,14 @@ struct Framing: Sendable {
     var keepAlive: Bool
 
     /// Interprets the framing fields of a head; offsets in errors are section-relative.
+    /// With ``ResponseParsingOptions/ignoresContentLength``, Content-Length fields are skipped
+    /// unread (`ignoredContentLength` remembers one was there).
     static func interpret(
-        _ p: UnsafeRawPointer, fields: [FieldRange], status: StatusLine, request: ResponseKind
+        _ p: UnsafeRawPointer, fields: [FieldRange], status: StatusLine, request: ResponseKind,
+        options: ResponseParsingOptions = .strict
     ) throws(WireError) -> Framing {
         var contentLength: Int?
+        var ignoredContentLength = false
         var transferEncoding: TransferCodings?
         var connectionClose = false
         var connectionKeepAlive = false
@@ -23,6 +27,10 @@ struct Framing: Sendable {
         for field in fields {
             switch field.name.count {
             case 14 where Scan.equalsIgnoringCase(p, field.name, "content-length"):
+                if options.ignoresContentLength {
+                    ignoredContentLength = true
+                    continue
+                }
                 if field.isFolded { throw folded(field) }
                 let value = try parseContentLength(p, field.value)
                 if let previous = contentLength, previous != value {
@@ -85,6 +93,9 @@ struct Framing: Sendable {
             }
         }
         if body == .untilClose || body == .tunnel { keepAlive = false }
+        // A length we did not read next to chunked: whoever framed it by the length disagrees
+        // about where the response ends, so the connection carries nothing more.
+        if ignoredContentLength && body == .chunked { keepAlive = false }
         return Framing(body: body, keepAlive: keepAlive)
     }
 

@@ -129,9 +129,10 @@ public enum BodyFraming: Hashable, Sendable {
 
 /// A parsed response head: status line and header fields, as offsets into the input buffer.
 public struct ResponseHead: Sendable, Hashable {
-    /// The response's HTTP version (major is always 1).
+    /// The response's HTTP version (major is always 1, except for an HTTP/0.9 answer read with
+    /// ``ResponseParsingOptions/allowsHTTP09``: 0.9).
     public var version: HTTPVersion
-    /// The three-digit status code, 100 through 999.
+    /// The three-digit status code, 100 through 999 (0 for an HTTP/0.9 answer, which has none).
     public var status: Int
     /// The reason phrase's bytes (possibly empty).
     public var reason: Range<Int>

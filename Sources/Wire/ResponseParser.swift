@@ -6,8 +6,9 @@
 //        │  ▲                        │              └──▶ drained       (Connection: close)
 //        │  └──interim (1xx)─────────┘ (stays)       body(chunked) ──last chunk──▶ trailers ──▶ …
 //        ├──head (framing .none)──▶ awaitingHead / drained, via a pending end event
-//        └──101 (to a request offering Upgrade), or 2xx to CONNECT──▶ upgraded (terminal: the
-//                   remaining bytes are not HTTP/1.1); a 101 to any other request is an error
+//        ├──101 (to a request offering Upgrade), or 2xx to CONNECT──▶ upgraded (terminal: the
+//        │          remaining bytes are not HTTP/1.1); a 101 to any other request is an error
+//        └──no `HTTP/` (only with `allowsHTTP09`)──▶ body(until close), an HTTP/0.9 head first
 //   any ──malformed input──▶ failed (terminal: every later call throws the same error)
 //   any ──finish()──▶ closed (terminal)
 //
@@ -15,7 +16,8 @@
 // the first unconsumed byte; each call returns one event and how many bytes it consumed; call
 // again with the rest until the event is `.needMoreData`. Ranges in events are offsets into that
 // call's input. Tell the parser the method of each request, in order, with
-// `expectResponse(to:)`, before its response can be parsed.
+// `expectResponse(to:)`, before its response can be parsed; relaxations for that one response
+// (`ResponseParsingOptions`) come with it.
 
 /// One thing the parser found in the input.
 public enum ResponseEvent: Sendable, Hashable {
@@ -93,6 +95,8 @@ public struct ResponseParser: Sendable {
 
     private var state: State = .awaitingHead(FieldSectionScanner(kind: .header))
     private var expected = ExpectationQueue()
+    /// The relaxations of the response being read (set when its head completes).
+    private var current = ResponseParsingOptions.strict
     /// Reused field storage: no allocation per head once it has grown (unless the caller keeps
     /// the previous head alive, in which case copy-on-write keeps both correct).
     private var fields: [FieldRange] = []
@@ -116,9 +120,12 @@ public struct ResponseParser: Sendable {
     ///   - offeringUpgrade: whether the request carried an `Upgrade` field. Only then is a
     ///     `101 Switching Protocols` answer accepted (as ``ResponseEvent/upgraded(_:)``); otherwise
     ///     it is ``WireError/Rule/unsolicitedUpgrade`` (RFC 9110 §7.8). Ignored for HEAD and CONNECT.
-    public mutating func expectResponse(to method: RequestMethod, offeringUpgrade: Bool = false) {
+    ///   - options: relaxations for this response only; ``ResponseParsingOptions/strict`` by default.
+    public mutating func expectResponse(
+        to method: RequestMethod, offeringUpgrade: Bool = false, options: ResponseParsingOptions = .strict
+    ) {
         let kind = method.responseKind
-        expected.append(offeringUpgrade && kind == .normal ? .upgradable : kind)
+        expected.append(Expectation(kind: offeringUpgrade && kind == .normal ? .upgradable : kind, options: options))
     }
 
     /// The number of requests whose final response has not started yet.
@@ -209,6 +216,15 @@ public struct ResponseParser: Sendable {
             // `removeLast(_:)` keeps capacity and, unlike `removeAll(keepingCapacity:)`, is not
             // the generic replaceSubrange (measured under callgrind).
             if !scanner.hasPartialInput { fields.removeLast(fields.count) }
+            if expected.first.options.allowsHTTP09 {
+                // Decided on the first five bytes alone, however they arrive (split invariance):
+                // a matching prefix shorter than five waits without scanning.
+                switch HTTP09.differs(p, count: end) {
+                case true?: return http09Head()
+                case nil: return ParseStep(event: .needMoreData, consumed: 0)
+                case false?: break
+                }
+            }
             // On a throw, parse() moves to `.failed`, so the scanner need not be stored back.
             let length = try scanner.scan(p, end: end, fields: &fields, limits: limits)
             guard let length, let statusLine = scanner.statusLine else {
@@ -230,6 +246,7 @@ public struct ResponseParser: Sendable {
             return ParseStep(event: .body(0..<count), consumed: count)
 
         case .chunkedBody(var decoder, let keepAlive):
+            if current.keepsChunkedFraming { return try stepRawChunked(decoder, p, end: end, keepAlive: keepAlive) }
             switch try decoder.decode(p, from: 0, end: end, limits: limits) {
             case .data(let range):
                 state = .chunkedBody(decoder, keepAlive: keepAlive)
@@ -245,6 +262,7 @@ public struct ResponseParser: Sendable {
             }
 
         case .trailers:
+            if current.keepsChunkedFraming { return try stepRawTrailers(p, end: end) }
             return try stepTrailers(p, base: 0, end: end)
 
         case .closeDelimitedBody:
@@ -286,10 +304,55 @@ public struct ResponseParser: Sendable {
         return ParseStep(event: .end(ending), consumed: base + length)
     }
 
+    /// An HTTP/0.9 answer (``ResponseParsingOptions/allowsHTTP09``): a head without a status
+    /// line, then every byte of the stream as body. Nothing is consumed: the bytes are the body.
+    private mutating func http09Head() -> ParseStep {
+        interimCount = 0
+        current = expected.first.options
+        expected.removeFirst()
+        state = .closeDelimitedBody
+        return ParseStep(event: .head(HTTP09.head), consumed: 0)
+    }
+
+    /// A chunked body read with ``ResponseParsingOptions/keepsChunkedFraming``: every byte the
+    /// decoder consumed (size lines and CRLFs with the data) is body; the trailers follow raw.
+    private mutating func stepRawChunked(
+        _ decoder: ChunkedDecoder, _ p: UnsafeRawPointer, end: Int, keepAlive: Bool
+    ) throws(WireError) -> ParseStep {
+        var decoder = decoder
+        let consumed: Int
+        switch try decoder.decode(p, from: 0, end: end, limits: limits) {
+        case .data(let range):
+            consumed = range.upperBound
+            state = .chunkedBody(decoder, keepAlive: keepAlive)
+        case .needMore(let count):
+            consumed = count
+            state = .chunkedBody(decoder, keepAlive: keepAlive)
+        case .lastChunk(let count):
+            consumed = count
+            state = .trailers(FieldSectionScanner(kind: .trailer), keepAlive: keepAlive)
+            fields.removeLast(fields.count)
+        }
+        if consumed == 0 { return ParseStep(event: .needMoreData, consumed: 0) }
+        return ParseStep(event: .body(0..<consumed), consumed: consumed)
+    }
+
+    /// The trailer section of a raw chunked body: checked as ever, then handed over whole as
+    /// body (an incomplete section is not consumed, as the scanner resumes from its start).
+    private mutating func stepRawTrailers(_ p: UnsafeRawPointer, end: Int) throws(WireError) -> ParseStep {
+        guard case .trailers(var scanner, let keepAlive) = state else { preconditionFailure("stepRawTrailers in \(state)") }
+        guard let length = try scanner.scan(p, end: end, fields: &fields, limits: limits) else {
+            state = .trailers(scanner, keepAlive: keepAlive)
+            return ParseStep(event: .needMoreData, consumed: 0)
+        }
+        state = .pendingEnd(keepAlive: keepAlive)
+        return ParseStep(event: .body(0..<length), consumed: length)
+    }
+
     /// Turns a complete head into an event and the next state.
     private mutating func headComplete(_ p: UnsafeRawPointer, length: Int, statusLine: StatusLine) throws(WireError) -> ParseStep {
         let request = expected.first
-        let framing = try Framing.interpret(p, fields: fields, status: statusLine, request: request)
+        let framing = try Framing.interpret(p, fields: fields, status: statusLine, request: request.kind, options: request.options)
         let head = ResponseHead(
             version: statusLine.version, status: statusLine.status, reason: statusLine.reason,
             fields: HeaderFields(fields), framing: framing.body, keepAlive: framing.keepAlive
@@ -303,6 +366,7 @@ public struct ResponseParser: Sendable {
             return ParseStep(event: .interim(head), consumed: length)
         }
         interimCount = 0
+        current = request.options
         expected.removeFirst()
         switch framing.body {
         case .tunnel:
@@ -321,15 +385,15 @@ public struct ResponseParser: Sendable {
     }
 }
 
-/// A FIFO of outstanding requests' response kinds that does not allocate in steady state.
+/// A FIFO of outstanding requests' expectations that does not allocate in steady state.
 struct ExpectationQueue: Sendable {
-    private var items: [ResponseKind] = []
+    private var items: [Expectation] = []
     private var head = 0
 
     var count: Int { items.count - head }
-    var first: ResponseKind { items[head] }
+    var first: Expectation { items[head] }
 
-    mutating func append(_ kind: ResponseKind) {
+    mutating func append(_ kind: Expectation) {
         if head > 0 && head == items.count {
             items.removeAll(keepingCapacity: true)
             head = 0

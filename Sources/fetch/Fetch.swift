@@ -209,8 +209,10 @@ struct Fetch {
         // No Alamofire default headers: fetch sends curl's (User-Agent, Accept) itself.
         let configuration = URLSessionConfiguration.default
         configuration.headers = HTTPHeaders()
-        // curl decodes only with --compressed; without it the coded bytes are the output.
-        configuration.contentDecoding = options.compressed ? .automatic : .disabled
+        // curl decodes only with --compressed (and never with --raw); without it the coded
+        // bytes are the output.
+        configuration.contentDecoding = options.compressed && !options.extras.framing.raw ? .automatic : .disabled
+        configuration.responseReading = options.extras.framing.reading
         if let maxTime = options.maxTime {
             // curl's --max-time bounds the whole transfer, connecting included: the total
             // (resource) deadline. curl has no idle timeout; a silence cannot outlast the total,

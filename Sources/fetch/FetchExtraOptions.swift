@@ -65,6 +65,8 @@ struct FetchExtras: Equatable {
     var parallelMax = 50
     /// `--libcurl FILE`: where the run's Swift program goes (`-` is standard output; SwiftProgram.swift).
     var libcurlPath: String?
+    /// `--http0.9`, `--ignore-content-length`, `--raw`, `--tr-encoding` (ResponseFraming.swift).
+    var framing = ResponseFraming()
 
     /// How `.netrc` is used.
     enum NetrcMode: Equatable { case ignored, optional, required }
@@ -79,7 +81,7 @@ struct FetchExtras: Equatable {
 /// Issue 21's options.
 enum FetchExtraOptions {
     /// The options, as OptionTable specs.
-    static let all: [OptionSpec] = reversed + transfer + files
+    static let all: [OptionSpec] = reversed + transfer + files + ResponseFraming.options
 
     /// curl's reversed spellings of fetch's `--no-` switches (curl strips `no-` to look up).
     private static let reversed: [OptionSpec] = [

@@ -124,6 +124,7 @@ struct RequestBuilder {
         if let explicit = options.method { method = explicit }
         let lines = try expand(options.headerLines)
         headers = apply(expanded: lines, to: headers)
+        headers = options.extras.framing.addingTE(to: headers, headerLines: options.headerLines)
         if signsAWS, let spec = options.extras.awsSigV4, let credentials {
             // -d data only: curl hashes its postfields, an empty body for -F and -T.
             let signed = options.data.isEmpty || options.dataInQuery ? [] : Array(payload ?? Data())

@@ -108,8 +108,12 @@ final class Transfer: @unchecked Sendable {
         return values
     }
 
-    /// A response head as curl writes it for `-i` and `-D`.
+    /// Whether `http` is an HTTP/0.9 answer (`--http0.9`): no status line, no fields, status 0.
+    static func isHTTP09(_ http: HTTPURLResponse) -> Bool { http.httpVersion == "HTTP/0.9" }
+
+    /// A response head as curl writes it for `-i` and `-D` (nothing for HTTP/0.9, which has none).
     static func headText(_ http: HTTPURLResponse) -> String {
+        if isHTTP09(http) { return "" }
         // The status line as the server sent it: its version and its own reason phrase.
         var head = "\(http.httpVersion) \(http.statusCode) \(http.reasonPhrase ?? Output.reasonPhrase(http.statusCode))\r\n"
         for header in http.headers { head += "\(header.name): \(header.value)\r\n" }
@@ -258,7 +262,8 @@ final class Transfer: @unchecked Sendable {
             }
             return stop(22, "The requested URL returned error: \(http.statusCode)")
         }
-        if let max = options.maxFileSize, let length = http.headers.value(for: "Content-Length").flatMap(Int.init), length > max {
+        if let max = options.maxFileSize, !options.extras.framing.ignoreContentLength,
+           let length = http.headers.value(for: "Content-Length").flatMap(Int.init), length > max {
             return stop(63, "Maximum file size exceeded")
         }
         outcome = continuePlan?.outcome(status: http.statusCode, headers: http.headers) ?? .write
@@ -342,7 +347,9 @@ final class Transfer: @unchecked Sendable {
             guard let message = verdict.message else { return verdict.status }
             return report(verdict.status, message)
         }
-        if let error, let curl = TransferErrors.curlWording(for: error, response: completion.response ?? response, bodySize: bodySize)
+        // --ignore-content-length: curl never read the length, so its message names none.
+        let lengthSource = options.extras.framing.ignoreContentLength ? nil : completion.response ?? response
+        if let error, let curl = TransferErrors.curlWording(for: error, response: lengthSource, bodySize: bodySize)
             ?? LocalBinding.curlWording(for: error) {
             return report(curl.status, curl.message)
         }

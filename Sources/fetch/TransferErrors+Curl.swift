@@ -6,7 +6,7 @@
 //                             used to read "malformed response: malformed response: …")
 //   version (no `HTTP/`)      1 "Received HTTP/0.9 when not allowed": curl 7.88 reads a response
 //                             without a status line as HTTP/0.9 and refuses it unless --http0.9
-//                             (which fetch does not implement yet)
+//                             (ResponseFraming.swift)
 // The rule comes typed from Client's TransportError (`wireRule`, `wireDetail`).
 import Client
 #if FullFoundation

@@ -17,7 +17,8 @@ extension WriteOut.Values {
     mutating func add(metrics: URLSessionTaskMetrics?, response: HTTPURLResponse?, started: Date?) {
         if let response {
             headers = response.headers.map { WriteOut.Header(name: $0.name, value: $0.value) }
-            httpVersion = String(response.httpVersion.dropFirst("HTTP/".count))
+            // curl 7.88 reports an HTTP/0.9 answer (--http0.9) as version 0, as no response.
+            httpVersion = Transfer.isHTTP09(response) ? "0" : String(response.httpVersion.dropFirst("HTTP/".count))
         }
         guard let metrics, let last = metrics.transactionMetrics.last else { return }
         let transactions = metrics.transactionMetrics

@@ -91,7 +91,7 @@ final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
     /// The head's stages after the route, for a delivered head (and a held one, replayed).
     private func deliver(_ head: TransportResponseHead, wire: TransportResponseHead, stored: Data?, _ request: Request) {
         // content decoder, from the wire's head (a stored body is already decoded).
-        decoding.prepare(for: wire, configuration: request.context.contentDecoding)
+        decoding.prepare(for: wire, configuration: request.context.contentDecoding, reading: request.context.responseReading)
         // progress: the download's total.
         request.expectBody(length: wire.contentLength)
         // sink: the subclass records the head (a DataRequest reserves its buffer).

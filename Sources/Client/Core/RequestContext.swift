@@ -98,6 +98,9 @@ final class RequestContext: Sendable {
     /// The configuration's content decoding settings.
     var contentDecoding: ContentDecoding { settings.contentDecoding }
 
+    /// The configuration's response reading switches (fetch's; all off by default).
+    var responseReading: ResponseReading { settings.responseReading }
+
     // MARK: Live requests
 
     /// Starts tracking `request` (its first resume, suspend or cancel). A request tracked after

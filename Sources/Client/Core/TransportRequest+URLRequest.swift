@@ -99,6 +99,7 @@ extension TransportRequest {
         )
         head.byteFields = byteFields
         head.isHTTP10 = settings.usesHTTP10
+        responseParsing = settings.responseReading.parsingOptions
     }
 
     /// The URL's scheme, lower case, if Lariat sends it.

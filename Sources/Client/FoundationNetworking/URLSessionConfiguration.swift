@@ -51,6 +51,8 @@ public final class URLSessionConfiguration: Sendable {
         var socketSetup = SocketSetup()
         /// fetch's `--haproxy-protocol`.
         var sendsPROXYProtocolHeader = false
+        /// fetch's `--http0.9`, `--ignore-content-length`, `--raw`, `--tr-encoding`.
+        var responseReading = ResponseReading()
     }
 
     private let state: Mutex<Settings>
@@ -249,6 +251,13 @@ public final class URLSessionConfiguration: Sendable {
     package var sendsPROXYProtocolHeader: Bool {
         get { state.withLock { $0.sendsPROXYProtocolHeader } }
         set { state.withLock { $0.sendsPROXYProtocolHeader = newValue } }
+    }
+
+    /// How responses are read beyond the strict defaults (``ResponseReading``): HTTP/0.9,
+    /// Content-Length ignored, raw bodies, transfer decoding. All off by default.
+    package var responseReading: ResponseReading {
+        get { state.withLock { $0.responseReading } }
+        set { state.withLock { $0.responseReading = newValue } }
     }
 }
 

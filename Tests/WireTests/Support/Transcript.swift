@@ -34,11 +34,14 @@ func fields(_ pairs: String...) -> [Recorded.Field] {
 
 /// Feeds `pieces` to a fresh parser the way a connection driver does (unconsumed bytes kept at the
 /// front of one buffer) and records every event. `eof` reports the end of the stream at the end.
-func transcript(_ pieces: [[UInt8]], methods: [RequestMethod], eof: Bool, limits: ParserLimits = .default) -> [Recorded] {
+func transcript(
+    _ pieces: [[UInt8]], methods: [RequestMethod], eof: Bool, limits: ParserLimits = .default,
+    options: ResponseParsingOptions = .strict
+) -> [Recorded] {
     var parser = ResponseParser(limits: limits)
     // OPTIONS stands for the request that offers `Upgrade` (RFC 2817's `OPTIONS *` upgrade), as
     // in the fuzz harness: only its 101 answer switches protocols.
-    for method in methods { parser.expectResponse(to: method, offeringUpgrade: method == .options) }
+    for method in methods { parser.expectResponse(to: method, offeringUpgrade: method == .options, options: options) }
     var buffer: [UInt8] = []
     var events: [Recorded] = []
     var upgradedStatus: Int?
@@ -135,15 +138,18 @@ enum Splits {
 
 /// Checks that every split of `bytes` gives the transcript of the whole input; returns that
 /// transcript, or a description of the first split that differs.
-func splitInvariantTranscript(_ bytes: [UInt8], methods: [RequestMethod], eof: Bool = true, limits: ParserLimits = .default) -> (transcript: [Recorded], mismatch: String?) {
-    let whole = transcript(Splits.whole(bytes), methods: methods, eof: eof, limits: limits)
+func splitInvariantTranscript(
+    _ bytes: [UInt8], methods: [RequestMethod], eof: Bool = true, limits: ParserLimits = .default,
+    options: ResponseParsingOptions = .strict
+) -> (transcript: [Recorded], mismatch: String?) {
+    let whole = transcript(Splits.whole(bytes), methods: methods, eof: eof, limits: limits, options: options)
     var candidates: [(String, [[UInt8]])] = [("byte by byte", Splits.byteByByte(bytes))]
     if bytes.count <= 2048 {
         for i in 0...bytes.count { candidates.append(("split at \(i)", Splits.at(i, bytes))) }
     }
     for seed in 1...8 { candidates.append(("random seed \(seed)", Splits.random(bytes, seed: UInt64(seed)))) }
     for (label, pieces) in candidates {
-        let other = transcript(pieces, methods: methods, eof: eof, limits: limits)
+        let other = transcript(pieces, methods: methods, eof: eof, limits: limits, options: options)
         if other != whole {
             return (whole, "\(label) gave \(other)\n whole gave \(whole)")
         }
