@@ -58,20 +58,20 @@ extension ConnectionPool {
             if let route = key.proxy {
                 // Through a proxy: connect to it (never resolving the origin here), then open the
                 // tunnel if the route needs one, all within the one connect limit.
-                let server = route.server
-                let overrides = configuration.resolver.socketAddresses(host: server.host, port: server.port).map { [server.host: $0] } ?? [:]
+                // With a preproxy (curl's --preproxy), the TCP connect goes to it and its SOCKS
+                // tunnel reaches the HTTP(S) proxy first.
+                let first = route.preproxy ?? route.server
+                let overrides = configuration.resolver.socketAddresses(host: first.host, port: first.port).map { [first.host: $0] } ?? [:]
                 var connector = Connector(timeout: limit, addressOverrides: overrides)
                 connector.socketSetup = configuration.socketSetup
-                attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] connected in
+                attempt = connector.connect(host: first.host, port: first.port, on: loop) { [self] connected in
                     switch sendingPROXYHeader(connected) {
-                    case .success(let socket) where server.kind == .https:
-                        openProxySession(socket, id: id, key: key, route: route, deadline: connectDeadline)
-                    case .success(let socket) where route.tunnels:
-                        openTunnel(socket, id: id, key: key, route: route, deadline: connectDeadline)
+                    case .success(let socket) where route.preproxy != nil:
+                        openPreproxyTunnel(socket, id: id, key: key, route: route, deadline: connectDeadline)
                     case .success(let socket):
-                        established(socket, id: id, key: key, connectDeadline: connectDeadline)
+                        proxyReached(socket, id: id, key: key, route: route, deadline: connectDeadline)
                     case .failure(let error):
-                        connectFailed(id: id, error: TransportError.connectingToProxy(error, proxy: server))
+                        connectFailed(id: id, error: TransportError.connectingToProxy(error, proxy: first))
                     }
                 }
             } else {

@@ -23,6 +23,47 @@ extension ProxyTunnel: ProxyHandshake {}
 extension ProxyTLSRelay: ProxyHandshake {}
 
 extension ConnectionPool {
+    /// `socket` reaches the route's proxy (directly, or through the preproxy's tunnel): TLS to
+    /// an HTTPS proxy, the tunnel when the route needs one, else the connection is established
+    /// (absolute-form requests).
+    func proxyReached(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey, route: ProxyRoute, deadline: Deadline) {
+        if route.server.kind == .https {
+            openProxySession(socket, id: id, key: key, route: route, deadline: deadline)
+        } else if route.tunnels {
+            openTunnel(socket, id: id, key: key, route: route, deadline: deadline)
+        } else {
+            established(socket, id: id, key: key, connectDeadline: deadline)
+        }
+    }
+
+    /// Opens the preproxy's SOCKS tunnel to the route's HTTP(S) proxy on `socket` (connected to
+    /// the preproxy), then goes on as if connected to that proxy (``proxyReached``). The proxy
+    /// speaks only when spoken to, so no bytes can follow the SOCKS reply.
+    func openPreproxyTunnel(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey, route: ProxyRoute, deadline: Deadline) {
+        guard let preproxy = route.preproxy else { return proxyReached(socket, id: id, key: key, route: route, deadline: deadline) }
+        let tunnel = ProxyTunnel(socket: socket, proxy: "\(preproxy)", deadline: deadline) { [self] result in
+            switch result {
+            case .success:
+                proxyReached(socket, id: id, key: key, route: route, deadline: deadline)
+            case .failure(let error):
+                connectFailed(id: id, error: error)
+            }
+        }
+        guard register(tunnel, for: id, on: socket.loop) else { return tunnel.cancel() }
+        startSOCKS(tunnel, server: preproxy, host: route.server.host, port: route.server.port, on: socket.loop)
+    }
+
+    /// Records `handshake` as connection `id`'s, for a cancel to find; `false` when the machine
+    /// no longer has the connection connecting (the caller cancels it).
+    private func register(_ handshake: any ProxyHandshake, for id: Machine.ConnectionID, on loop: EventLoop) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.machine.isConnecting(id) else { return false }
+            state.attempts[id] = nil
+            state.tunnels[id] = LoopBound<any ProxyHandshake>(handshake, loop: loop)
+            return true
+        }
+    }
+
     /// Opens the tunnel for connection `id` on `socket` (connected to the proxy), then hands the
     /// socket to `established`; fails the connection if the tunnel cannot be opened by `deadline`.
     func openTunnel(_ socket: Socket, id: Machine.ConnectionID, key: ConnectionKey, route: ProxyRoute, deadline: Deadline) {
@@ -35,14 +76,7 @@ extension ConnectionPool {
                 connectFailed(id: id, error: error)
             }
         }
-        let bound = LoopBound(tunnel, loop: socket.loop)
-        let abandoned = state.withLock { state -> Bool in
-            guard state.machine.isConnecting(id) else { return true }
-            state.attempts[id] = nil
-            state.tunnels[id] = LoopBound<any ProxyHandshake>(tunnel, loop: socket.loop)
-            return false
-        }
-        if abandoned { return tunnel.cancel() }
+        guard register(tunnel, for: id, on: socket.loop) else { return tunnel.cancel() }
 
         // The tunnel's far end: the origin, or its reroute (curl sends `--connect-to`'s target in
         // CONNECT and SOCKS too). TLS inside the tunnel still checks the origin's name.
@@ -51,8 +85,22 @@ extension ConnectionPool {
         case .http, .https:
             tunnel.start(.http(HTTPConnectStateMachine(
                 host: host, port: port, proxy: "\(server)", authorization: server.basicAuthorization,
-                extraFields: server.headers, http10: server.connectsWithHTTP10
+                extraFields: server.headers, http10: server.connectsWithHTTP10,
+                credential: server.username.map { .init(user: $0, password: server.password ?? "", methods: server.authenticationMethods) },
+                userAgent: server.connectUserAgent
             )))
+        case .socks4a, .socks4, .socks5h, .socks5:
+            startSOCKS(tunnel, server: server, host: host, port: port, on: socket.loop)
+        }
+    }
+
+    /// Starts the SOCKS handshake with `server` for a tunnel to `host:port`, resolving `host`
+    /// here first for `socks5://` and `socks4://` (honouring the session's resolver overrides).
+    private func startSOCKS(_ tunnel: ProxyTunnel, server: ProxyServer, host: String, port: Int, on loop: EventLoop) {
+        let bound = LoopBound(tunnel, loop: loop)
+        switch server.kind {
+        case .http, .https:
+            preconditionFailure("startSOCKS with an HTTP proxy \(server)")
         case .socks4a:
             let machine = SOCKS4StateMachine(destination: .name(host), port: port, userID: server.username ?? "", proxy: "\(server)")
             tunnel.start(.socks4(machine))
@@ -60,7 +108,7 @@ extension ConnectionPool {
             // curl's `socks4://`: the name resolved here, the first IPv4 address sent; no IPv4
             // address, or no address at all, fails as curl 7.88 fails it (97).
             let overrides = configuration.resolver.socketAddresses(host: host, port: port).map { [host: $0] } ?? [:]
-            Connector(addressOverrides: overrides).resolve(host: host, port: port, on: socket.loop) { result in
+            Connector(addressOverrides: overrides).resolve(host: host, port: port, on: loop) { result in
                 let tunnel = bound.value
                 switch result {
                 case .success(let addresses):
@@ -79,7 +127,7 @@ extension ConnectionPool {
             // The origin's name is resolved here (curl's `socks5://`), honouring the session's
             // resolver overrides, and the first address is sent.
             let overrides = configuration.resolver.socketAddresses(host: host, port: port).map { [host: $0] } ?? [:]
-            Connector(addressOverrides: overrides).resolve(host: host, port: port, on: socket.loop) { [self] result in
+            Connector(addressOverrides: overrides).resolve(host: host, port: port, on: loop) { [self] result in
                 let tunnel = bound.value
                 switch result {
                 case .success(let addresses):

@@ -58,7 +58,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status of the proxy's answer to `CONNECT`, for ``Code/authenticationRequired`` and
     /// ``Code/tunnelRefused``.
     public let status: Int?
-    /// The SOCKS5 reply code (RFC 1928 §6) for ``Code/socksRequestFailed``.
+    /// The SOCKS5 reply code (RFC 1928 §6) for ``Code/socksRequestFailed``, the RFC 1929
+    /// status for ``Code/socksAuthenticationFailed``.
     public let socksReply: UInt8?
     /// A readable explanation.
     public let detail: String
