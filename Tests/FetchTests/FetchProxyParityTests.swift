@@ -22,6 +22,8 @@ struct FetchProxyParityTests {
         var arguments: [String]
         var environment: [String] = []
         var compareErrors = true
+        /// The row must succeed with a body (so two equal failures cannot pass it).
+        var succeeds = false
         var testDescription: String { (environment + arguments).joined(separator: " ") }
     }
 
@@ -62,11 +64,11 @@ struct FetchProxyParityTests {
         Row(arguments: ["-sS", "-p", "--proxy1.0", "127.0.0.1:{auth}", "-U", "u:no", "{base}/json"]),
         // --proxy-digest, --proxy-anyauth: nothing sent until the 407, then its challenge answered
         // (forwarded: the request again; tunnelled: the CONNECT again on the same connection).
-        Row(arguments: ["-sS", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/json"]),
-        Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/json"]),
-        Row(arguments: ["-sS", "--proxy-digest", "-x", "http://u:p@127.0.0.1:{digest}", "{base}/json?a=1"]),
-        Row(arguments: ["-sS", "--proxy-anyauth", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"]),
-        Row(arguments: ["-sS", "--proxy-anyauth", "-p", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"]),
+        Row(arguments: ["-sS", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-digest", "-x", "http://u:p@127.0.0.1:{digest}", "{base}/json?a=1"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-anyauth", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-anyauth", "-p", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"], succeeds: true),
         // Wrong password: the second 407 is the answer (forwarded: its body, exit 0; tunnel: 56).
         Row(arguments: ["-sS", "--proxy-digest", "-U", "u:wrong", "-x", "127.0.0.1:{digest}", "{base}/json"]),
         Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:wrong", "-x", "127.0.0.1:{digest}", "{base}/json"]),
@@ -74,20 +76,20 @@ struct FetchProxyParityTests {
         Row(arguments: ["-sS", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{auth}", "{base}/json"]),
         Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:p", "-x", "127.0.0.1:{auth}", "{base}/json"]),
         // Each credential to its own party: -u to the origin (its /headers shows no proxy field).
-        Row(arguments: ["-sS", "-u", "a:b", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/basic-auth/a/b"]),
-        Row(arguments: ["-sS", "-u", "a:b", "--proxy-anyauth", "-p", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/headers"]),
+        Row(arguments: ["-sS", "-u", "a:b", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{digest}", "{base}/basic-auth/a/b"], succeeds: true),
+        Row(arguments: ["-sS", "-u", "a:b", "--proxy-anyauth", "-p", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/headers"], succeeds: true),
         // --socks5-basic (curl's default here), --socks5-gssapi alone (no user name offered).
-        Row(arguments: ["-sS", "--socks5-basic", "-x", "socks5h://u:p@127.0.0.1:{socksauth}", "{base}/json"]),
-        Row(arguments: ["-sS", "--socks5-basic", "--socks5", "u:p@127.0.0.1:{socksauth}", "{base}/json"]),
+        Row(arguments: ["-sS", "--socks5-basic", "-x", "socks5h://u:p@127.0.0.1:{socksauth}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--socks5-basic", "--socks5", "u:p@127.0.0.1:{socksauth}", "{base}/json"], succeeds: true),
         Row(arguments: ["-sS", "--socks5-gssapi", "-x", "socks5h://u:p@127.0.0.1:{socksauth}", "{base}/json"]),
-        Row(arguments: ["-sS", "--socks5-gssapi", "--socks5-basic", "-x", "socks5h://u:p@127.0.0.1:{socksauth}", "{base}/json"]),
+        Row(arguments: ["-sS", "--socks5-gssapi", "--socks5-basic", "-x", "socks5h://u:p@127.0.0.1:{socksauth}", "{base}/json"], succeeds: true),
         Row(arguments: ["-sS", "--socks5-basic", "-U", "u:no", "-x", "socks5h://127.0.0.1:{socksauth}", "{base}/json"]),
         // --preproxy: a SOCKS proxy in front of the HTTP proxy, forwarding and tunnelling.
-        Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{socks}", "-x", "http://127.0.0.1:{http}", "{base}/json"]),
-        Row(arguments: ["-sS", "--preproxy", "socks5://127.0.0.1:{socks}", "-p", "-x", "127.0.0.1:{http}", "{base}/json"]),
+        Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{socks}", "-x", "http://127.0.0.1:{http}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--preproxy", "socks5://127.0.0.1:{socks}", "-p", "-x", "127.0.0.1:{http}", "{base}/json"], succeeds: true),
         Row(arguments: ["-sS", "--preproxy", "socks5h://u:p@127.0.0.1:{socksauth}", "--proxy-digest", "-U", "u:p",
-                        "-x", "127.0.0.1:{digest}", "{base}/json"]),
-        Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{socks}", "{base}/json"]),
+                        "-x", "127.0.0.1:{digest}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{socks}", "{base}/json"], succeeds: true),
         Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:1", "-x", "127.0.0.1:{http}", "{base}/json"]),
         Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{refusing}", "-x", "127.0.0.1:{http}", "{base}/json"], compareErrors: false),
         Row(arguments: ["-sS", "--preproxy", "socks5h://127.0.0.1:{socks}", "-x", "127.0.0.1:1", "{base}/json"], compareErrors: false),
@@ -167,6 +169,7 @@ struct FetchProxyParityTests {
         #expect(fetch.status == curl.status, "curl stderr: \(curl.errors)\nfetch stderr: \(fetch.errors)")
         #expect(fetch.output == curl.output, "curl: \(curl.output)\nfetch: \(fetch.output)")
         if row.compareErrors { #expect(fetch.errors == curl.errors) }
+        if row.succeeds { #expect(fetch.status == 0 && !fetch.output.isEmpty, "fetch stderr: \(fetch.errors)") }
     }
 
     /// (arguments): the proxies each tool's connection passed, `{socks}` the preproxy, `{proxy}`
