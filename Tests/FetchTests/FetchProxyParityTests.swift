@@ -15,7 +15,7 @@ import LariatTestSupport
     "needs LARIAT_HTTPBIN and curl"))
 struct FetchProxyParityTests {
     /// One row: arguments with `{http}`, `{auth}` (an HTTP proxy requiring u:p), `{digest}` (one
-    /// requiring u:p by Digest), `{anyp}` (one offering Basic and Digest), `{socks}`,
+    /// requiring u:p by Digest), `{closing}` (the same, its 407 closing the connection), `{anyp}` (one offering Basic and Digest), `{socks}`,
     /// `{socksauth}` (SOCKS5 requiring u:p), `{refusing}` (SOCKS5 answering reply 2) replaced;
     /// `environment` entries go before the tool under env(1).
     struct Row: Sendable, CustomTestStringConvertible {
@@ -69,6 +69,10 @@ struct FetchProxyParityTests {
         Row(arguments: ["-sS", "--proxy-digest", "-x", "http://u:p@127.0.0.1:{digest}", "{base}/json?a=1"], succeeds: true),
         Row(arguments: ["-sS", "--proxy-anyauth", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"], succeeds: true),
         Row(arguments: ["-sS", "--proxy-anyauth", "-p", "-U", "u:p", "-x", "127.0.0.1:{anyp}", "{base}/json"], succeeds: true),
+        // A 407 with Connection: close: answered on a new connection (curl reconnects too).
+        Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:p", "-x", "127.0.0.1:{closing}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-digest", "-U", "u:p", "-x", "127.0.0.1:{closing}", "{base}/json"], succeeds: true),
+        Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:no", "-x", "127.0.0.1:{closing}", "{base}/json"]),
         // Wrong password: the second 407 is the answer (forwarded: its body, exit 0; tunnel: 56).
         Row(arguments: ["-sS", "--proxy-digest", "-U", "u:wrong", "-x", "127.0.0.1:{digest}", "{base}/json"]),
         Row(arguments: ["-sS", "--proxy-digest", "-p", "-U", "u:wrong", "-x", "127.0.0.1:{digest}", "{base}/json"]),
@@ -150,9 +154,12 @@ struct FetchProxyParityTests {
         defer { digest.stop() }
         let anyScheme = try TestProxyServer(kind: .http, credentials: ("u", "p"), authScheme: .any)
         defer { anyScheme.stop() }
+        let closing = try TestProxyServer(kind: .http, credentials: ("u", "p"), authScheme: .digestClosing)
+        defer { closing.stop() }
         @Sendable func fill(_ text: String) -> String {
             text.replacingOccurrences(of: "{http}", with: "\(http.port)").replacingOccurrences(of: "{auth}", with: "\(auth.port)")
                 .replacingOccurrences(of: "{digest}", with: "\(digest.port)").replacingOccurrences(of: "{anyp}", with: "\(anyScheme.port)")
+                .replacingOccurrences(of: "{closing}", with: "\(closing.port)")
                 .replacingOccurrences(of: "{socksauth}", with: "\(socksAuth.port)").replacingOccurrences(of: "{socks}", with: "\(socks.port)")
                 .replacingOccurrences(of: "{refusing}", with: "\(refusing.port)")
         }

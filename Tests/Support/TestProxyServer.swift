@@ -28,9 +28,10 @@ public enum TestProxyBehavior: Sendable, Hashable {
 
 /// How an HTTP test proxy with credentials challenges: Basic (the 407 closes the connection),
 /// Digest (MD5, `qop=auth`; the 407 has a body and keeps the connection open, as Squid's does,
-/// and the answer's response is checked), or both challenges offered, either answer accepted.
+/// and the answer's response is checked), Digest whose 407 says `Connection: close` and closes,
+/// or both challenges offered, either answer accepted.
 public enum TestProxyAuthScheme: Sendable, Hashable {
-    case basic, digest, any
+    case basic, digest, digestClosing, any
 }
 
 /// A loopback proxy speaking HTTP (forwarding and CONNECT) or SOCKS5. Call ``stop()``.
@@ -138,7 +139,9 @@ public final class TestProxyServer: Sendable {
             records.withLock { $0.append(Record(head: head, destination: String(parts[1]), socksAddressType: 0, socksUser: nil)) }
             var challenges = "Proxy-Authenticate: Digest realm=\"test\", nonce=\"n0nce\", qop=\"auth\"\r\n"
             if authScheme == .any { challenges = "Proxy-Authenticate: Basic realm=\"test\"\r\n" + challenges }
+            if authScheme == .digestClosing { challenges += "Connection: close\r\n" }
             _ = Loopback.sendAll(client, Array("HTTP/1.1 407 Proxy Authentication Required\r\n\(challenges)Content-Length: 7\r\n\r\ndenied\n".utf8))
+            if authScheme == .digestClosing { return }
             buffer = Array(buffer[(headEnd + 4)...])
         }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)

@@ -28,13 +28,13 @@ struct ProxyConnectAuthenticationTests {
         ("digest does not answer Basic", .digest, false, basic407, [nil], .failed(.authenticationRequired, status: 407)),
         ("Basic sent at once is the one answer", .basic, true, basic407, ["Basic"], .failed(.authenticationRequired, status: 407)),
         ("a second 407 fails", .digest, false, digest407 + digest407, [nil, "Digest"], .failed(.authenticationRequired, status: 407)),
-        ("a closing 407 is not answered", .digest, false,
+        ("a closing 407 fails this connection (closing rows: answered on a new one)", .digest, false,
          "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
          [nil], .failed(.authenticationRequired, status: 407)),
         ("Proxy-Connection: close is closing too", .digest, false,
          "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\nProxy-Connection: close\r\nContent-Length: 0\r\n\r\n",
          [nil], .failed(.authenticationRequired, status: 407)),
-        ("an unframed 407 body is not answered", .digest, false,
+        ("an unframed 407 body is closing too", .digest, false,
          "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\n\r\nbody", [nil], .failed(.authenticationRequired, status: 407)),
         ("the body still arriving", .digest, false,
          "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\nContent-Length: 9\r\n\r\nnope", [nil], .needsMore),
@@ -104,6 +104,30 @@ struct ProxyConnectAuthenticationTests {
         #expect(expected == String(field.dropFirst("Proxy-Authorization: ".count)))
         let withoutField = sent[1].split(separator: "\r\n").filter { !$0.hasPrefix("Proxy-Authorization") }
         #expect(withoutField == sent[0].split(separator: "\r\n"))
+    }
+
+    /// (scenario, the 407): a closing 407 is answered on a new connection, its answer in the error.
+    static let closingRows: [(String, String)] = [
+        ("Connection: close", "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"),
+        ("Proxy-Connection: close", "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\nProxy-Connection: close\r\nContent-Length: 0\r\n\r\n"),
+        ("a body the close ends", "HTTP/1.1 407 Need\r\nProxy-Authenticate: Digest realm=\"r\", nonce=\"abc\"\r\n\r\nbody"),
+    ]
+
+    @Test("a closing 407: its answer for a new connection, whose machine answers no more", arguments: closingRows.indices)
+    func closing(row: Int) throws {
+        let (scenario, answer) = Self.closingRows[row]
+        var machine = HTTPConnectStateMachine(host: "o", port: 443, proxy: "p", authorization: nil, credential: .init(user: "u", password: "p", methods: .digest))
+        _ = machine.start()
+        guard case .fail(let error) = machine.received(Array(answer.utf8)) else { Issue.record("\(scenario) must fail"); return }
+        #expect(error.code == .authenticationRequired && error.status == 407, "\(scenario)")
+        let authorization = try #require(error.answerOnNewConnection, "\(scenario)")
+        #expect(authorization.hasPrefix("Digest username=\"u\", realm=\"r\", nonce=\"abc\", uri=\"o:443\""), "\(authorization)")
+        // The new connection's machine sends it at once and answers no second 407.
+        var again = HTTPConnectStateMachine(host: "o", port: 443, proxy: "p", authorization: authorization, credential: .init(user: "u", password: "p", methods: .digest))
+        guard case .send(let request) = again.start() else { Issue.record("start must send"); return }
+        #expect(String(decoding: request, as: UTF8.self).contains("\r\nProxy-Authorization: \(authorization)\r\n"))
+        guard case .fail(let second) = again.received(Array(answer.utf8)) else { Issue.record("\(scenario): a second 407 must fail"); return }
+        #expect(second.answerOnNewConnection == nil)
     }
 
     /// (user agent, the request's User-Agent line or nil): curl sends its `-A` value, empty too.

@@ -19,7 +19,8 @@
 // connection stays open (a framed body, no `Connection: close` or `Proxy-Connection: close`). Its
 // body is read and dropped, then the CONNECT goes out again on the same connection with
 // `Proxy-Authorization` computed by HTTPAuthentication (uri = `host:port`, method CONNECT). A 407
-// that closes the connection is not answered (curl reconnects; Lariat fails it as a 407).
+// that closes the connection fails with the answer in `ProxyError.answerOnNewConnection`: the
+// pool connects again and starts a machine with that `authorization` (curl reconnects too).
 
 import Wire
 
@@ -172,12 +173,19 @@ struct HTTPConnectStateMachine {
                 state = .established
                 return .established(leftover: Array(received[offset...]))
             case .head(let head):
-                if head.status == 407, let next = challengeAnswer(head, in: Array(received[stepStart...])) {
-                    state = .skippingChallengeBody(parser: parser, received: Array(received[offset...]), next: next)
-                    return skipBody([])
-                }
                 if head.status == 407 {
-                    return .fail(ProxyError(.authenticationRequired, proxy: proxy, "CONNECT tunnel failed, response 407", status: 407))
+                    switch challengeReply(head, in: Array(received[stepStart...])) {
+                    case .sameConnection(let next):
+                        state = .skippingChallengeBody(parser: parser, received: Array(received[offset...]), next: next)
+                        return skipBody([])
+                    case .newConnection(let answer):
+                        return .fail(ProxyError(
+                            .authenticationRequired, proxy: proxy, "CONNECT tunnel failed, response 407", status: 407,
+                            answerOnNewConnection: answer
+                        ))
+                    case .none:
+                        return .fail(ProxyError(.authenticationRequired, proxy: proxy, "CONNECT tunnel failed, response 407", status: 407))
+                    }
                 }
                 return .fail(ProxyError(.tunnelRefused, proxy: proxy, "CONNECT tunnel failed, response \(head.status)", status: head.status))
             case .body, .end:
@@ -200,24 +208,35 @@ struct HTTPConnectStateMachine {
         }
     }
 
-    /// The CONNECT request answering a 407, or `nil` when it is not answered: no credential, an
-    /// answer already given, a closing connection, no challenge within the credential's methods.
-    private mutating func challengeAnswer(_ head: ResponseHead, in received: [UInt8]) -> [UInt8]? {
-        guard let credential, !answered, head.keepAlive else { return nil }
+    /// How a 407 is answered.
+    private enum ChallengeReply {
+        /// Not answered: no credential, an answer already given, no challenge within the methods.
+        case none
+        /// The CONNECT again on this connection, with `Proxy-Authorization`.
+        case sameConnection([UInt8])
+        /// The connection closes: this `Proxy-Authorization` goes on a new one.
+        case newConnection(String)
+    }
+
+    /// The answer to a 407 (see ``ChallengeReply``).
+    private mutating func challengeReply(_ head: ResponseHead, in received: [UInt8]) -> ChallengeReply {
+        guard let credential, !answered else { return .none }
         let (values, closes) = received.withUnsafeBytes { raw -> ([String], Bool) in
             let closes = head.fields.values(named: "proxy-connection", in: raw).contains { $0.lowercased() == "close" }
             return (head.fields.values(named: "proxy-authenticate", in: raw), closes)
         }
-        guard !closes, let parsed = AuthenticationChallenge.parse(fields: values) else { return nil }
+        guard let parsed = AuthenticationChallenge.parse(fields: values) else { return .none }
         let wanted = HTTPAuthentication.ranked(parsed).first { challenge in
             challenge.scheme == "digest" ? credential.methods.contains(.digest) : credential.methods.contains(.basic)
         }
         guard let wanted, let answer = HTTPAuthentication.answer(
             wanted, user: credential.user, password: credential.password, method: "CONNECT", uri: authority
-        ) else { return nil }
+        ) else { return .none }
         answered = true
+        // A closing 407 (Connection or Proxy-Connection: close, or a body only the close ends).
+        guard head.keepAlive, !closes else { return .newConnection(answer.authorization) }
         authorization = answer.authorization
-        return Array(requestHead.utf8)
+        return .sameConnection(Array(requestHead.utf8))
     }
 
     /// Reads and drops the answered 407's body, then sends the CONNECT again.

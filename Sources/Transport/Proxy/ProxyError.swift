@@ -65,8 +65,15 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public let detail: String
     /// The lower layer's error (a socket or Wire error), or `nil`.
     public let underlying: (any Error & Sendable)?
+    /// For a 407 to CONNECT that closed the connection: the `Proxy-Authorization` answering its
+    /// challenge, for the CONNECT on a new connection (curl 7.88 reconnects so), or `nil`.
+    package let answerOnNewConnection: String?
 
-    init(_ code: Code, proxy: String, _ detail: String, status: Int? = nil, socksReply: UInt8? = nil, underlying: (any Error & Sendable)? = nil) {
+    init(
+        _ code: Code, proxy: String, _ detail: String, status: Int? = nil, socksReply: UInt8? = nil,
+        underlying: (any Error & Sendable)? = nil, answerOnNewConnection: String? = nil
+    ) {
+        self.answerOnNewConnection = answerOnNewConnection
         self.code = code
         self.proxy = proxy
         self.detail = detail

@@ -64,8 +64,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// (curl's `CURLOPT_PROXYAUTH`). ``AuthenticationMethods/basic`` alone, the default, sends
     /// `Proxy-Authorization: Basic` with the first request; a set with Digest sends nothing
     /// until the proxy's `407` and answers its strongest challenge within the set, once, in the
-    /// `CONNECT` exchange of a tunnel or with the request again when it is forwarded. SOCKS
-    /// proxies ignore it.
+    /// `CONNECT` exchange of a tunnel (on the same connection, or a new one when the `407`
+    /// closes it) or with the request again when it is forwarded. SOCKS proxies ignore it.
     public var authenticationMethods: AuthenticationMethods = .basic
     /// The `User-Agent` of the `CONNECT` request (curl sends its `-A` value there), `Lariat` by
     /// default; `nil` sends none. A field of that name in ``headers`` wins.
