@@ -73,7 +73,7 @@ struct FetchHTTPSProxyParityTests {
     ]
 
     @Test("same exit status and output through the same HTTPS proxy", arguments: rows)
-    func sameAsCurl(_ row: Row) async throws {
+    func sameAsCurl(_ row: Row) throws {
         let lab = try HTTPSLab.shared.get()
         let origin = try LoopbackTLSServer(certificateFile: lab.path("good-chain.pem"), keyFile: lab.path("good.key"))
         defer { origin.stop() }
@@ -98,15 +98,18 @@ struct FetchHTTPSProxyParityTests {
         }
         let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("fetch").path
-        let environment = row.environment.map(fill), arguments = row.arguments.map(fill)
-        @Sendable func run(_ tool: String) throws -> FetchCurlParityTests.Result {
+        // Synchronous on purpose, as before: made async with offPool, all rows ran at once and in
+        // the full suite 66 tls-front.py children outlived their TLSFront.stop() (most likely each
+        // spawn inherited the other fronts' stdin pipes, so closing one no longer ended it), which
+        // then spun in waitUntilExit on the pool. TLSFront needs a fix before this can move.
+        func run(_ tool: String) throws -> FetchCurlParityTests.Result {
             let cleared = ["-u", "http_proxy", "-u", "https_proxy", "-u", "HTTPS_PROXY", "-u", "all_proxy", "-u", "ALL_PROXY",
                            "-u", "no_proxy", "-u", "NO_PROXY", "-u", "HTTP_PROXY"]
             return try FetchCurlParityTests.run("/usr/bin/env", FetchCurlParityTests.Row(
-                arguments: cleared + environment + [tool] + arguments))
+                arguments: cleared + row.environment.map(fill) + [tool] + row.arguments.map(fill)))
         }
-        // The child processes run off the cooperative pool.
-        let (curl, fetch) = try await offPool { (try run("/usr/bin/curl"), try run(fetchPath)) }
+        let curl = try run("/usr/bin/curl")
+        let fetch = try run(fetchPath)
         if let expected = row.fetchStatus {
             #expect(fetch.status == expected, "fetch stderr: \(fetch.errors)")
             #expect(fetch.output.isEmpty)
