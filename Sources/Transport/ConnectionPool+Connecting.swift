@@ -58,22 +58,7 @@ extension ConnectionPool {
             if let route = key.proxy {
                 // Through a proxy: connect to it (never resolving the origin here), then open the
                 // tunnel if the route needs one, all within the one connect limit.
-                let server = route.server
-                let overrides = configuration.resolver.socketAddresses(host: server.host, port: server.port).map { [server.host: $0] } ?? [:]
-                var connector = Connector(timeout: limit, addressOverrides: overrides)
-                connector.socketSetup = configuration.socketSetup
-                attempt = connector.connect(host: server.host, port: server.port, on: loop) { [self] connected in
-                    switch sendingPROXYHeader(connected) {
-                    case .success(let socket) where server.kind == .https:
-                        openProxySession(socket, id: id, key: key, route: route, deadline: connectDeadline)
-                    case .success(let socket) where route.tunnels:
-                        openTunnel(socket, id: id, key: key, route: route, deadline: connectDeadline)
-                    case .success(let socket):
-                        established(socket, id: id, key: key, connectDeadline: connectDeadline)
-                    case .failure(let error):
-                        connectFailed(id: id, error: TransportError.connectingToProxy(error, proxy: server))
-                    }
-                }
+                attempt = connectToProxy(id: id, key: key, route: route, limit: limit, deadline: connectDeadline, on: loop)
             } else {
                 let target = Self.connectionTarget(for: key, resolver: configuration.resolver)
                 let overrides = Self.addressOverrides(for: key, target: target, resolver: configuration.resolver)
@@ -101,6 +86,29 @@ extension ConnectionPool {
                 return false
             }
             if abandoned { attempt.cancel() }
+        }
+    }
+
+    /// Connects to the route's first hop (the preproxy of curl's `--preproxy`, else the proxy)
+    /// and goes on from there (ConnectionPool+Proxy.swift). `answer`: the `Proxy-Authorization`
+    /// answering a 407 that closed the previous connection, for this connection's CONNECT.
+    func connectToProxy(
+        id: Machine.ConnectionID, key: ConnectionKey, route: ProxyRoute, limit: Duration, deadline: Deadline, on loop: EventLoop,
+        answer: String? = nil
+    ) -> ConnectAttempt {
+        let first = route.preproxy ?? route.server
+        let overrides = configuration.resolver.socketAddresses(host: first.host, port: first.port).map { [first.host: $0] } ?? [:]
+        var connector = Connector(timeout: limit, addressOverrides: overrides)
+        connector.socketSetup = configuration.socketSetup
+        return connector.connect(host: first.host, port: first.port, on: loop) { [self] connected in
+            switch sendingPROXYHeader(connected) {
+            case .success(let socket) where route.preproxy != nil:
+                openPreproxyTunnel(socket, id: id, key: key, route: route, deadline: deadline, answer: answer)
+            case .success(let socket):
+                proxyReached(socket, id: id, key: key, route: route, deadline: deadline, answer: answer)
+            case .failure(let error):
+                connectFailed(id: id, error: TransportError.connectingToProxy(error, proxy: first))
+            }
         }
     }
 

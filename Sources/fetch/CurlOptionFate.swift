@@ -53,7 +53,7 @@ enum CurlOptionFate: Equatable, Sendable {
         // TELNET, TFTP
         "telnet-option", "tftp-blksize", "tftp-no-options",
         // GSS-API settings: without SPNEGO nothing uses them (curl parses them unchecked).
-        "delegation", "service-name", "proxy-service-name", "socks5-gssapi", "socks5-gssapi-nec", "socks5-gssapi-service",
+        "delegation", "service-name", "proxy-service-name", "socks5-gssapi-nec", "socks5-gssapi-service",
         // curl 7.88 without nghttp2: the version setopt fails and the transfer is HTTP/1.1.
         "http2", "http2-prior-knowledge",
         // No effect in curl 7.88 with OpenSSL (random-file, egd-file: no-ops; false-start: not

@@ -227,7 +227,8 @@ struct Fetch {
         configuration.sendsPROXYProtocolHeader = options.haproxyProtocol
         if let engine = options.engine, let failure = SSLEngine.failure(engine) { throw failure }
         var proxies = try options.proxy.configuration(
-            environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil)
+            environment: ProcessInfo.processInfo.environment, bypassed: options.unixSocket != nil,
+            userAgent: options.userAgent ?? RequestBuilder.userAgent)
         if let found = proxies, found.httpProxy?.kind == .https || found.httpsProxy?.kind == .https {
             // curl reads the --proxy-* files only for an https:// proxy; so does fetch.
             let proxyTLS = try options.proxyTLSOptions()

@@ -290,10 +290,16 @@ enum OptionTable {
             options.proxy.headerLines += String(decoding: data, as: UTF8.self)
                 .split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map(String.init)
         },
-        // Basic is what fetch sends a proxy anyway (at once, as curl's default).
-        flag("proxy-basic") { _, _ in },
+        // curl's proxy authentication switches (FetchProxyOptions.authenticationMethods): Basic
+        // goes out at once; Digest and anyauth wait for the proxy's 407 and answer it.
+        flag("proxy-basic") { $0.proxy.basic = $1 },
+        flag("proxy-digest") { $0.proxy.digest = $1 },
+        flag("proxy-anyauth") { $0.proxy.anyAuth = $1 },
+        flag("socks5-basic") { $0.proxy.socks5Basic = $1 },
+        flag("socks5-gssapi") { $0.proxy.socks5GSSAPI = $1 },
         value("proxy-user", "U") { $0.proxy.proxyUser = $1 },
         value("noproxy") { $0.proxy.noProxy = $1 },
+        value("preproxy") { $0.proxy.preproxy = $1 },
         flag("proxytunnel", "p") { $0.proxy.tunnel = $1 },
         value("socks5") { $0.proxy.proxy = "socks5://" + $1 },
         value("socks5-hostname") { $0.proxy.proxy = "socks5h://" + $1 },

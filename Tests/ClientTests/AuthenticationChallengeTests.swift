@@ -1,6 +1,7 @@
 // The WWW-Authenticate parser (RFC 9110 §11) and Digest answers (RFC 7616) as tables; no sockets.
 import Testing
 @testable import Client
+@testable import Transport
 
 @Suite("Authentication challenges")
 struct AuthenticationChallengeTests {

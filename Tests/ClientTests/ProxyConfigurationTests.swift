@@ -137,6 +137,19 @@ struct ProxyConfigurationTests {
 
         configuration.connectionProxyDictionary = ["SOCKSEnable": 1, "SOCKSProxy": "sox", "SOCKSPort": 1081]
         #expect(configuration.proxy == ProxyConfiguration(all: ProxyServer(kind: .socks5h, host: "sox", port: 1081)))
+        // SOCKS credentials (RFC 1929) and version, CFNetwork's kCFStreamPropertySOCKS… keys, both ways.
+        configuration.connectionProxyDictionary = [
+            "SOCKSEnable": 1, "SOCKSProxy": "sox", "SOCKSPort": 1081,
+            "kCFStreamPropertySOCKSUser": "u", "kCFStreamPropertySOCKSPassword": "p@ss",
+        ]
+        #expect(configuration.proxy == ProxyConfiguration(all: ProxyServer(kind: .socks5h, host: "sox", port: 1081, username: "u", password: "p@ss")))
+        let socksBack = configuration.connectionProxyDictionary ?? [:]
+        #expect(socksBack["kCFStreamPropertySOCKSUser"] as? String == "u" && socksBack["kCFStreamPropertySOCKSPassword"] as? String == "p@ss")
+        #expect(socksBack["kCFStreamPropertySOCKSVersion"] as? String == "kCFStreamSocketSOCKSVersion5")
+        configuration.connectionProxyDictionary = [
+            "SOCKSEnable": 1, "SOCKSProxy": "sox", "kCFStreamPropertySOCKSVersion": "kCFStreamSocketSOCKSVersion4",
+        ]
+        #expect(configuration.proxy == ProxyConfiguration(all: ProxyServer(kind: .socks4a, host: "sox", port: 1080)))
         configuration.connectionProxyDictionary = ["HTTPEnable": 0, "HTTPProxy": "h"]
         #expect(configuration.proxy == nil)
         configuration.connectionProxyDictionary = nil

@@ -12,6 +12,7 @@
 // One thread per connection; every wait polls in 20 ms slices so `stop()` is prompt.
 import Glibc
 import Synchronization
+import TLS
 
 /// What a test proxy does with a connection.
 public enum TestProxyBehavior: Sendable, Hashable {
@@ -23,6 +24,14 @@ public enum TestProxyBehavior: Sendable, Hashable {
     case hangUp
     /// Serve, but wait this many milliseconds before answering CONNECT (HTTP only).
     case delayTunnel(milliseconds: Int)
+}
+
+/// How an HTTP test proxy with credentials challenges: Basic (the 407 closes the connection),
+/// Digest (MD5, `qop=auth`; the 407 has a body and keeps the connection open, as Squid's does,
+/// and the answer's response is checked), Digest whose 407 says `Connection: close` and closes,
+/// or both challenges offered, either answer accepted.
+public enum TestProxyAuthScheme: Sendable, Hashable {
+    case basic, digest, digestClosing, any
 }
 
 /// A loopback proxy speaking HTTP (forwarding and CONNECT) or SOCKS5. Call ``stop()``.
@@ -47,6 +56,7 @@ public final class TestProxyServer: Sendable {
     private let kind: Kind
     private let behavior: TestProxyBehavior
     private let credentials: (user: String, password: String)?
+    private let authScheme: TestProxyAuthScheme
     private let tunnelPort: Int?
     private let listenFD: Int32
     private let records = Mutex<[Record]>([])
@@ -60,8 +70,13 @@ public final class TestProxyServer: Sendable {
     ///   - credentials: Required credentials: HTTP `Proxy-Authorization: Basic` (else 407), SOCKS5
     ///     username/password (else no acceptable method, or auth failure). None by default.
     ///   - tunnelPort: Connect every destination to this port instead of the one asked for.
+    ///   - authScheme: How an HTTP proxy with credentials challenges, Basic by default.
     /// - Throws: ``TestServerError`` if it cannot listen.
-    public init(kind: Kind, behavior: TestProxyBehavior = .serve, credentials: (user: String, password: String)? = nil, tunnelPort: Int? = nil) throws(TestServerError) {
+    public init(
+        kind: Kind, behavior: TestProxyBehavior = .serve, credentials: (user: String, password: String)? = nil, tunnelPort: Int? = nil,
+        authScheme: TestProxyAuthScheme = .basic
+    ) throws(TestServerError) {
+        self.authScheme = authScheme
         let fd = try Loopback.boundSocket(.ipv4)
         guard listen(fd, 64) == 0 else {
             let code = errno
@@ -108,11 +123,28 @@ public final class TestProxyServer: Sendable {
 
     private func serveHTTP(_ client: Int32) {
         var buffer: [UInt8] = []
-        guard let headEnd = readUntilHeadEnd(client, into: &buffer) else { return }
-        if behavior == .hangUp { return }
+        var headEnd = 0
+        var lines: [Substring] = []
+        var parts: [Substring] = []
+        // A Digest 407 keeps the connection: the answer comes on it.
+        while true {
+            guard let end = readUntilHeadEnd(client, into: &buffer) else { return }
+            if behavior == .hangUp { return }
+            headEnd = end
+            let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+            lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+            parts = lines.first.map { $0.split(separator: " ") } ?? []
+            guard parts.count == 3, credentials != nil, authScheme != .basic, behavior == .serve,
+                  !authorized(lines, method: String(parts[0]), uri: String(parts[1])) else { break }
+            records.withLock { $0.append(Record(head: head, destination: String(parts[1]), socksAddressType: 0, socksUser: nil)) }
+            var challenges = "Proxy-Authenticate: Digest realm=\"test\", nonce=\"n0nce\", qop=\"auth\"\r\n"
+            if authScheme == .any { challenges = "Proxy-Authenticate: Basic realm=\"test\"\r\n" + challenges }
+            if authScheme == .digestClosing { challenges += "Connection: close\r\n" }
+            _ = Loopback.sendAll(client, Array("HTTP/1.1 407 Proxy Authentication Required\r\n\(challenges)Content-Length: 7\r\n\r\ndenied\n".utf8))
+            if authScheme == .digestClosing { return }
+            buffer = Array(buffer[(headEnd + 4)...])
+        }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
-        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-        let parts = lines.first.map { $0.split(separator: " ") } ?? []
         guard parts.count == 3 else { return }
         let method = String(parts[0]), target = String(parts[1])
         var destination = target
@@ -128,9 +160,8 @@ public final class TestProxyServer: Sendable {
             _ = Loopback.sendAll(client, Array("HTTP/1.1 \(status) Refused\r\nContent-Length: 7\r\nConnection: close\r\n\r\nrefused".utf8))
             return
         }
-        if let credentials {
-            let expected = "proxy-authorization: basic " + Self.base64(Array("\(credentials.user):\(credentials.password)".utf8)).lowercased()
-            guard lines.contains(where: { $0.lowercased() == expected }) else {
+        if credentials != nil {
+            guard authorized(lines, method: method, uri: target) else {
                 _ = Loopback.sendAll(client, Array("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n".utf8))
                 return
             }
@@ -154,6 +185,65 @@ public final class TestProxyServer: Sendable {
             _ = Loopback.sendAll(origin, Array((forwarded + "\r\n").utf8) + rest)
         }
         relay(client, origin)
+    }
+
+    /// Whether the head's Proxy-Authorization answers as ``authScheme`` allows: Basic with the
+    /// credentials, or Digest (MD5, `qop=auth` or none) whose response checks out for `method` and
+    /// the uri it names (curl and fetch send the origin-form target, or `host:port` for CONNECT).
+    private func authorized(_ lines: [Substring], method: String, uri: String) -> Bool {
+        guard let credentials else { return true }
+        for line in lines.dropFirst() {
+            let lower = line.lowercased()
+            guard lower.hasPrefix("proxy-authorization:") else { continue }
+            let value = line.dropFirst("proxy-authorization:".count).drop { $0 == " " }
+            if authScheme != .digest, value == "Basic " + Self.base64(Array("\(credentials.user):\(credentials.password)".utf8)) {
+                return true
+            }
+            guard authScheme != .basic, value.lowercased().hasPrefix("digest ") else { continue }
+            let parameters = Self.digestParameters(value.dropFirst("digest ".count))
+            guard parameters["username"] == credentials.user, parameters["nonce"] == "n0nce",
+                  let realm = parameters["realm"], let answeredURI = parameters["uri"], let response = parameters["response"] else { return false }
+            func md5(_ text: String) -> String {
+                MessageDigest.hash(.md5, Array(text.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            }
+            let ha1 = md5("\(credentials.user):\(realm):\(credentials.password)"), ha2 = md5("\(method):\(answeredURI)")
+            let expected = if let qop = parameters["qop"], let nc = parameters["nc"], let cnonce = parameters["cnonce"] {
+                md5("\(ha1):n0nce:\(nc):\(cnonce):\(qop):\(ha2)")
+            } else {
+                md5("\(ha1):n0nce:\(ha2)")
+            }
+            // The uri must be the request's: the origin-form target, or CONNECT's authority.
+            let target = uri.hasPrefix("http://") ? String(uri.dropFirst(7).drop { $0 != "/" }) : uri
+            return response == expected && (answeredURI == target || answeredURI == uri)
+        }
+        return false
+    }
+
+    /// `name=value, name="quoted"` pairs of a Digest answer (names lowercased).
+    public static func digestParameters(_ text: Substring) -> [String: String] {
+        var result: [String: String] = [:]
+        var rest = text[...]
+        while !rest.isEmpty {
+            rest = rest.drop { $0 == " " || $0 == "," }
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = rest[..<equals].lowercased()
+            rest = rest[rest.index(after: equals)...]
+            var value = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                while let character = rest.first, character != "\"" {
+                    if character == "\\" { rest = rest.dropFirst() }
+                    if let next = rest.first { value.append(next); rest = rest.dropFirst() }
+                }
+                rest = rest.dropFirst()
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = String(rest[..<end].filter { $0 != " " })
+                rest = rest[end...]
+            }
+            result[name] = value
+        }
+        return result
     }
 
     private func readUntilHeadEnd(_ fd: Int32, into buffer: inout [UInt8]) -> Int? {

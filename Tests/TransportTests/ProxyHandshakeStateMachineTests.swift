@@ -118,7 +118,11 @@ struct ProxyHandshakeStateMachineTests {
         ("user/password rejected", .name("o"), true, [5, 2, 1, 1], [[1, 1, 0x75, 2, 0x70, 0x77]],
          .failed(.socksAuthenticationFailed, status: nil)),
         ("no acceptable method", .name("o"), false, [5, 0xFF], [], .failed(.socksNoAcceptableMethod, status: nil)),
-        ("method 2 not offered", .name("o"), false, [5, 2], [], .failed(.malformedResponse, status: nil)),
+        // curl 7.88 answers method 2 it did not offer with an empty user name and password.
+        ("method 2 not offered", .name("o"), false, [5, 2, 1, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+         [[1, 0, 0], [5, 1, 0, 3, 1, 0x6F, 0x01, 0xBB]], .established([])),
+        ("GSS-API chosen", .name("o"), true, [5, 1], [], .failed(.malformedResponse, status: nil)),
+        ("undocumented method", .name("o"), false, [5, 3], [], .failed(.malformedResponse, status: nil)),
         ("not SOCKS5", .name("o"), false, [4, 0], [], .failed(.malformedResponse, status: nil)),
         ("general failure", .name("o"), false, [5, 0, 5, 1, 0, 1], [[5, 1, 0, 3, 1, 0x6F, 0x01, 0xBB]],
          .failed(.socksRequestFailed, status: nil)),
@@ -164,6 +168,28 @@ struct ProxyHandshakeStateMachineTests {
         if case .established(let leftover) = expected, !leftover.isEmpty { return }
         let split = Self.runSOCKS(row, chunked: true)
         #expect(split.outcome == expected && split.sent == messages, "\(scenario), byte by byte")
+    }
+
+    /// (the proxy's bytes after the greeting, credentials, curl 7.88's message, the reply kept).
+    static let socksMessageRows: [([UInt8], Bool, String, UInt8?)] = [
+        ([5, 2, 1, 1], true, "User was rejected by the SOCKS5 server (1 1).", 1),
+        ([5, 2, 5, 2], true, "User was rejected by the SOCKS5 server (5 2).", 2),
+        ([5, 0xFF], false, "No authentication method was acceptable.", nil),
+        ([5, 1], false, "SOCKS5 GSSAPI per-message authentication is not supported.", nil),
+        ([5, 9], false, "Undocumented SOCKS5 mode attempted to be used by server.", nil),
+        ([4, 0], false, "Received invalid version in initial SOCKS5 response.", nil),
+    ]
+
+    @Test("SOCKS5 failures carry curl's wording", arguments: socksMessageRows.indices)
+    func socksMessages(row: Int) {
+        let (answer, withCredentials, message, reply) = Self.socksMessageRows[row]
+        var machine = SOCKS5StateMachine(destination: .name("o"), port: 1, credentials: withCredentials ? ("u", "p") : nil, proxy: "p")
+        _ = machine.start()
+        var action = machine.received(answer)
+        if case .send = action { action = machine.received([]) }
+        guard case .fail(let error) = action else { Issue.record("\(answer) must fail, got \(action)"); return }
+        #expect(error.detail == message)
+        #expect(error.socksReply == reply)
     }
 
     @Test("socks5h sends names as names and IP literals as addresses")

@@ -28,7 +28,7 @@ extension TransportRequest {
         guard key.unixSocketPath == nil, let configuration = proxy,
               let server = configuration.proxy(forScheme: scheme, host: key.host) else { return }
         let tunnels = server.tunnels(isTLS: key.isTLS, tunnelsHTTP: configuration.tunnelsHTTP)
-        key.proxy = ProxyRoute(server: server, tunnels: tunnels)
+        key.proxy = ProxyRoute(server: server, tunnels: tunnels, preproxy: configuration.preproxy)
         guard !tunnels else { return }
         target = "http://\(authority)\(target)"
         if let authorization = server.basicAuthorization,

@@ -275,8 +275,9 @@ extension URLSessionConfiguration {
 
     /// The proxies as Apple's dictionary (`kCFNetworkProxies…` keys): `HTTPEnable`/`HTTPProxy`/
     /// `HTTPPort`, `HTTPSEnable`/`HTTPSProxy`/`HTTPSPort`, `SOCKSEnable`/`SOCKSProxy`/`SOCKSPort`
-    /// and `ExceptionsList`. A view of ``proxy``: setting it replaces ``proxy`` (other keys are
-    /// ignored; credentials are set through ``proxy``), `nil` means no proxy.
+    /// with `kCFStreamPropertySOCKSUser`/`…SOCKSPassword`/`…SOCKSVersion`, and `ExceptionsList`.
+    /// A view of ``proxy``: setting it replaces ``proxy`` (other keys are ignored; HTTP proxy
+    /// credentials are set through ``proxy``), `nil` means no proxy.
     public var connectionProxyDictionary: [AnyHashable: Any]? {
         get { proxy.map(ProxyConfiguration.dictionary(of:)) }
         set { proxy = newValue.flatMap(ProxyConfiguration.init(dictionary:)) }

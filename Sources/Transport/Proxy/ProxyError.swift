@@ -58,14 +58,22 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status of the proxy's answer to `CONNECT`, for ``Code/authenticationRequired`` and
     /// ``Code/tunnelRefused``.
     public let status: Int?
-    /// The SOCKS5 reply code (RFC 1928 §6) for ``Code/socksRequestFailed``.
+    /// The SOCKS5 reply code (RFC 1928 §6) for ``Code/socksRequestFailed``, the RFC 1929
+    /// status for ``Code/socksAuthenticationFailed``.
     public let socksReply: UInt8?
     /// A readable explanation.
     public let detail: String
     /// The lower layer's error (a socket or Wire error), or `nil`.
     public let underlying: (any Error & Sendable)?
+    /// For a 407 to CONNECT that closed the connection: the `Proxy-Authorization` answering its
+    /// challenge, for the CONNECT on a new connection (curl 7.88 reconnects so), or `nil`.
+    package let answerOnNewConnection: String?
 
-    init(_ code: Code, proxy: String, _ detail: String, status: Int? = nil, socksReply: UInt8? = nil, underlying: (any Error & Sendable)? = nil) {
+    init(
+        _ code: Code, proxy: String, _ detail: String, status: Int? = nil, socksReply: UInt8? = nil,
+        underlying: (any Error & Sendable)? = nil, answerOnNewConnection: String? = nil
+    ) {
+        self.answerOnNewConnection = answerOnNewConnection
         self.code = code
         self.proxy = proxy
         self.detail = detail

@@ -60,6 +60,31 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// Whether the `CONNECT` request says `HTTP/1.0` (curl's `--proxy1.0`); absolute-form
     /// requests are unchanged. `false` by default.
     public var connectsWithHTTP10 = false
+    /// The schemes ``username`` and ``password`` answer an HTTP or HTTPS proxy's `407` with
+    /// (curl's `CURLOPT_PROXYAUTH`). ``AuthenticationMethods/basic`` alone, the default, sends
+    /// `Proxy-Authorization: Basic` with the first request; a set with Digest sends nothing
+    /// until the proxy's `407` and answers its strongest challenge within the set, once, in the
+    /// `CONNECT` exchange of a tunnel (on the same connection, or a new one when the `407`
+    /// closes it) or with the request again when it is forwarded. SOCKS proxies ignore it.
+    public var authenticationMethods: AuthenticationMethods = .basic
+    /// The `User-Agent` of the `CONNECT` request (curl sends its `-A` value there), `Lariat` by
+    /// default; `nil` sends none. A field of that name in ``headers`` wins.
+    public var connectUserAgent: String? = "Lariat"
+
+    /// Which schemes answer a proxy's `407` (see ``ProxyServer/authenticationMethods``).
+    public struct AuthenticationMethods: OptionSet, Sendable, Hashable {
+        /// The bits.
+        public let rawValue: Int
+        /// A set from its bits.
+        /// - Parameter rawValue: The bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Basic (RFC 7617).
+        public static let basic = AuthenticationMethods(rawValue: 1)
+        /// Digest (RFC 7616): MD5, SHA-256 and their `-sess` forms, `qop=auth`.
+        public static let digest = AuthenticationMethods(rawValue: 2)
+        /// Every scheme Lariat answers, the strongest the proxy offers first (curl's `--proxy-anyauth`).
+        public static let any: AuthenticationMethods = [.basic, .digest]
+    }
 
     /// One of ``ProxyServer/headers``.
     public struct HeaderField: Sendable, Hashable {
@@ -192,9 +217,10 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         return "\(kind.rawValue)://\(shown):\(port)"
     }
 
-    /// `Basic base64(user:password)` for `Proxy-Authorization`, when a user name is set.
+    /// `Basic base64(user:password)` for `Proxy-Authorization` with the first request, when a
+    /// user name is set and Basic alone is asked for (``authenticationMethods``).
     package var basicAuthorization: String? {
-        guard let username else { return nil }
+        guard let username, authenticationMethods == .basic else { return nil }
         let pair = "\(username):\(password ?? "")"
         return "Basic " + Data(pair.utf8).base64EncodedString()
     }

@@ -163,8 +163,9 @@ final class ProxyTunnel: SocketHandler {
         case .send(let bytes):
             outgoing += bytes
             flush()
-            // SOCKS5 answers that arrived ahead of this message wait in the machine.
+            // Answers that arrived ahead of this message wait in the machine.
             if completion != nil, case .socks(let machine) = handshake, machine.hasBufferedInput { feed([]) }
+            if completion != nil, case .http(let machine) = handshake, machine.hasBufferedInput { feed([]) }
         case .read:
             socket.setReadInterest(true)
         case .established(let leftover):
@@ -244,9 +245,13 @@ package struct ProxyRoute: Hashable, Sendable {
     /// Whether the proxy opens a tunnel (CONNECT, SOCKS5) rather than forwarding absolute-form
     /// requests (plain `http://` through an HTTP proxy).
     package var tunnels: Bool
+    /// A SOCKS proxy in front of an HTTP or HTTPS ``server`` (curl's `--preproxy`): the TCP
+    /// connection goes to it, and its tunnel to ``server`` carries everything else.
+    package var preproxy: ProxyServer?
 
-    package init(server: ProxyServer, tunnels: Bool) {
+    package init(server: ProxyServer, tunnels: Bool, preproxy: ProxyServer? = nil) {
         self.server = server
         self.tunnels = tunnels
+        self.preproxy = server.speaksHTTP && !(preproxy?.speaksHTTP ?? true) ? preproxy : nil
     }
 }

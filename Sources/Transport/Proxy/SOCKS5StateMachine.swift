@@ -1,8 +1,11 @@
 // Opening a tunnel through a SOCKS5 proxy (RFC 1928, username/password RFC 1929), sans I/O:
 //
 //   idle ──start──▶ awaitingMethod ──0x00──────────────────────────▶ awaitingReply ──0x00──▶ established
-//                        │         └─0x02 (with credentials)──▶ awaitingAuth ──0x00──┘   └─other──▶ failed
+//                        │         └─0x02──────────────────────▶ awaitingAuth ──0x00──┘   └─other──▶ failed
 //                        └──0xFF / other / bad version──▶ failed            └─other──▶ failed
+//
+// curl 7.88 (lib/socks.c) answers method 0x02 even when it offered no credentials, with an empty
+// user name and password, and words its failures as `detail` does here (fetch prints them).
 //
 // Every read is fed whole; a message split over reads waits in `buffer`, and bytes beyond the
 // message handled wait there for the next call (`hasBufferedInput`). Bytes after the reply
@@ -87,30 +90,37 @@ struct SOCKS5StateMachine {
             switch state {
             case .awaitingMethod:
                 guard buffer.count >= 2 else { return .read }
-                guard buffer[0] == 5 else { return fail(.malformedResponse, "the proxy's greeting answer is not SOCKS5 (version \(buffer[0]))") }
+                guard buffer[0] == 5 else { return fail(.malformedResponse, "Received invalid version in initial SOCKS5 response.") }
                 let method = buffer[1]
                 buffer.removeFirst(2)
                 switch method {
                 case 0:
                     return sendRequest()
-                case 2 where credentials != nil:
-                    guard let credentials else { preconditionFailure("method 2 without credentials") }
-                    let user = Array(credentials.username.utf8), password = Array(credentials.password.utf8)
-                    guard user.count <= 255, password.count <= 255 else {
-                        return fail(.socksRequestTooLong, "the SOCKS5 user name or password is over 255 bytes")
-                    }
+                case 2:
+                    // Without credentials, an empty user name and password (curl 7.88).
+                    let user = Array((credentials?.username ?? "").utf8), password = Array((credentials?.password ?? "").utf8)
+                    guard user.count <= 255 else { return fail(.socksRequestTooLong, "Excessive user name length for proxy auth") }
+                    guard password.count <= 255 else { return fail(.socksRequestTooLong, "Excessive password length for proxy auth") }
                     state = .awaitingAuth
                     return .send([1, UInt8(user.count)] + user + [UInt8(password.count)] + password)
                 case 0xFF:
-                    return fail(.socksNoAcceptableMethod, "the SOCKS5 proxy accepted none of the offered authentication methods")
+                    return fail(.socksNoAcceptableMethod, "No authentication method was acceptable.")
+                case 1:
+                    return fail(.malformedResponse, "SOCKS5 GSSAPI per-message authentication is not supported.")
                 default:
-                    return fail(.malformedResponse, "the SOCKS5 proxy chose method \(method), which was not offered")
+                    return fail(.malformedResponse, "Undocumented SOCKS5 mode attempted to be used by server.")
                 }
             case .awaitingAuth:
                 guard buffer.count >= 2 else { return .read }
-                let status = buffer[1]
+                let (version, status) = (buffer[0], buffer[1])
                 buffer.removeFirst(2)
-                guard status == 0 else { return fail(.socksAuthenticationFailed, "the SOCKS5 proxy rejected the user name and password") }
+                guard status == 0 else {
+                    state = .failed
+                    return .fail(ProxyError(
+                        .socksAuthenticationFailed, proxy: proxy, "User was rejected by the SOCKS5 server (\(version) \(status)).",
+                        socksReply: status
+                    ))
+                }
                 return sendRequest()
             case .awaitingReply:
                 // An error reply fails at once: its address part does not matter.

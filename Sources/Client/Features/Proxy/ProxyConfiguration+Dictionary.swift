@@ -17,12 +17,21 @@ enum ProxyDictionaryKey {
     static let socksProxy = "SOCKSProxy"
     static let socksPort = "SOCKSPort"
     static let exceptionsList = "ExceptionsList"
+    // kCFStreamPropertySOCKSUser, …SOCKSPassword, …SOCKSVersion and its two values, which
+    // CFNetwork defines as the constants' own names.
+    static let socksUser = "kCFStreamPropertySOCKSUser"
+    static let socksPassword = "kCFStreamPropertySOCKSPassword"
+    static let socksVersion = "kCFStreamPropertySOCKSVersion"
+    static let socksVersion4 = "kCFStreamSocketSOCKSVersion4"
+    static let socksVersion5 = "kCFStreamSocketSOCKSVersion5"
 }
 
 extension ProxyConfiguration {
     /// Reads Apple's dictionary: an enabled HTTP (HTTPS) proxy serves `http://` (`https://`)
-    /// URLs; an enabled SOCKS proxy (SOCKS5, names resolved by the proxy as Apple does) serves
-    /// whichever scheme has no HTTP proxy. `nil` when no proxy is enabled.
+    /// URLs; an enabled SOCKS proxy (SOCKS5, names resolved by the proxy as Apple does, or
+    /// SOCKS4a for `kCFStreamSocketSOCKSVersion4`; `kCFStreamPropertySOCKSUser` and
+    /// `…SOCKSPassword` its RFC 1929 credentials) serves whichever scheme has no HTTP proxy.
+    /// `nil` when no proxy is enabled.
     /// - Parameter dictionary: The dictionary; values may be `Bool`, `Int` or numeric strings.
     init?(dictionary: [AnyHashable: Any]) {
         func string(_ key: String) -> String? {
@@ -39,7 +48,12 @@ extension ProxyConfiguration {
             guard int(enable) == 1, let name = string(host) else { return nil }
             return ProxyServer(kind: kind, host: name, port: int(port) ?? ProxyServer.defaultPort)
         }
-        let socks = server(ProxyDictionaryKey.socksEnable, ProxyDictionaryKey.socksProxy, ProxyDictionaryKey.socksPort, kind: .socks5h)
+        let socksKind: ProxyServer.Kind = string(ProxyDictionaryKey.socksVersion) == ProxyDictionaryKey.socksVersion4 ? .socks4a : .socks5h
+        var socks = server(ProxyDictionaryKey.socksEnable, ProxyDictionaryKey.socksProxy, ProxyDictionaryKey.socksPort, kind: socksKind)
+        if let user = string(ProxyDictionaryKey.socksUser) {
+            socks?.username = user
+            socks?.password = string(ProxyDictionaryKey.socksPassword) ?? ""
+        }
         let http = server(ProxyDictionaryKey.httpEnable, ProxyDictionaryKey.httpProxy, ProxyDictionaryKey.httpPort, kind: .http) ?? socks
         let https = server(ProxyDictionaryKey.httpsEnable, ProxyDictionaryKey.httpsProxy, ProxyDictionaryKey.httpsPort, kind: .http) ?? socks
         guard http != nil || https != nil else { return nil }
@@ -64,6 +78,14 @@ extension ProxyConfiguration {
             result[keys.0] = 1
             result[keys.1] = server.host
             result[keys.2] = server.port
+            if server.kind != .http {
+                let v4 = server.kind == .socks4 || server.kind == .socks4a
+                result[ProxyDictionaryKey.socksVersion] = v4 ? ProxyDictionaryKey.socksVersion4 : ProxyDictionaryKey.socksVersion5
+                if let user = server.username {
+                    result[ProxyDictionaryKey.socksUser] = user
+                    result[ProxyDictionaryKey.socksPassword] = server.password ?? ""
+                }
+            }
         }
         if !configuration.exceptions.isEmpty { result[ProxyDictionaryKey.exceptionsList] = configuration.exceptions }
         return result

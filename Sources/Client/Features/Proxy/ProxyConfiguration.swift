@@ -35,6 +35,11 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// Whether `http://` requests through an HTTP proxy also go through a `CONNECT` tunnel
     /// (curl's `--proxytunnel`) instead of being sent in absolute-form. `false` by default.
     public var tunnelsHTTP: Bool
+    /// A SOCKS proxy in front of ``httpProxy`` and ``httpsProxy`` (curl's `--preproxy`): the
+    /// connection to an HTTP or HTTPS proxy goes through a SOCKS tunnel to it, then on as
+    /// without it (forwarding, `CONNECT`, TLS to an HTTPS proxy). Ignored when it is not a SOCKS
+    /// proxy, and for SOCKS proxies in ``httpProxy``/``httpsProxy``. `nil` by default.
+    public var preproxy: ProxyServer?
 
     /// The parsed ``exceptions``.
     private(set) var bypass: NoProxyList
@@ -78,10 +83,10 @@ public struct ProxyConfiguration: Sendable, Hashable {
         return server
     }
 
-    /// Equal when the proxies, the exceptions and the tunnel choice are.
+    /// Equal when the proxies, the exceptions, the tunnel choice and the preproxy are.
     public static func == (lhs: ProxyConfiguration, rhs: ProxyConfiguration) -> Bool {
         lhs.httpProxy == rhs.httpProxy && lhs.httpsProxy == rhs.httpsProxy
-            && lhs.exceptions == rhs.exceptions && lhs.tunnelsHTTP == rhs.tunnelsHTTP
+            && lhs.exceptions == rhs.exceptions && lhs.tunnelsHTTP == rhs.tunnelsHTTP && lhs.preproxy == rhs.preproxy
     }
 
     /// Hashes what `==` compares.
@@ -90,6 +95,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
         hasher.combine(httpsProxy)
         hasher.combine(exceptions)
         hasher.combine(tunnelsHTTP)
+        hasher.combine(preproxy)
     }
 }
 

@@ -35,10 +35,12 @@ struct FollowUpState {
     var challengesAnswered = 0
     /// Whether the one extra answer for `stale=true` was used.
     var staleAnswered = false
+    /// Whether a forwarding proxy's 407 was answered (once, as curl).
+    var proxyChallengeAnswered = false
 
     /// Forgets the counts: a retry starts a new chain.
     mutating func startOver() {
-        (redirectCount, challengesAnswered, staleAnswered, firstURL) = (0, 0, false, nil)
+        (redirectCount, challengesAnswered, staleAnswered, firstURL, proxyChallengeAnswered) = (0, 0, false, nil, false)
     }
 }
 
@@ -62,6 +64,8 @@ struct FollowUpDecision {
     var error: AFError?
     /// A decided redirect counts toward the limit; a decided challenge answer counts as answered.
     var countsRedirect: Bool
+    /// A decided answer to a proxy's 407 (counted apart from the origin's 401s).
+    var answersProxy = false
 
     /// The head is the response.
     static let deliver = FollowUpDecision(kind: .final, error: nil, countsRedirect: false)
@@ -180,9 +184,13 @@ extension Request {
     /// request), or a failure to record. Runs on the connection's loop; only user-free work.
     func judge(_ head: TransportResponseHead) -> FollowUpDecision {
         let status = head.status
-        guard status == 401 || RedirectRules.redirectStatuses.contains(status) else { return .deliver }
+        guard status == 401 || status == 407 || RedirectRules.redirectStatuses.contains(status) else { return .deliver }
         let (request, followUp) = mutable.withLock { ($0.inFlight, $0.followUp) }
         guard let request else { return .deliver }
+        if status == 407 {
+            guard let next = proxyChallengeAnswer(head, request: request, followUp: followUp) else { return .deliver }
+            return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: true)), error: nil, countsRedirect: false, answersProxy: true)
+        }
         if status == 401 {
             guard let next = challengeAnswer(head, request: request, followUp: followUp) else { return .deliver }
             return FollowUpDecision(kind: .decided(FollowUp(request: next, keepsBody: true)), error: nil, countsRedirect: false)
@@ -226,6 +234,35 @@ extension Request {
         return next
     }
 
+    /// The request answering a forwarding proxy's 407 (curl's `--proxy-digest`,
+    /// `--proxy-anyauth`), `nil` to deliver it: the proxy this plain request goes to in
+    /// absolute-form has a credential whose ``ProxyServer/authenticationMethods`` are not Basic
+    /// alone (Basic went with the request already), the proxy offers a scheme among them, and no
+    /// 407 was answered yet. The answer goes in `Proxy-Authorization`, with the origin-form
+    /// target as Digest's uri, as curl 7.88 computes it; a tunnel's 407 is answered in the
+    /// transport's CONNECT exchange instead.
+    private func proxyChallengeAnswer(_ head: TransportResponseHead, request: URLRequest, followUp: FollowUpState) -> URLRequest? {
+        guard !followUp.proxyChallengeAnswered, let url = request.url, let scheme = url.scheme?.lowercased(),
+              let configuration = context.configuration.proxy,
+              let server = configuration.proxy(forScheme: scheme, host: url.host(percentEncoded: false) ?? ""),
+              !server.tunnels(isTLS: scheme == "https", tunnelsHTTP: configuration.tunnelsHTTP),
+              let user = server.username, server.authenticationMethods != .basic else { return nil }
+        let values = head.fields.filter { $0.hasName("proxy-authenticate") }.map(\.value)
+        guard let parsed = AuthenticationChallenge.parse(fields: values) else { return nil }
+        let methods = server.authenticationMethods
+        guard let challenge = HTTPAuthentication.ranked(parsed).first(where: { challenge in
+            methods.contains(challenge.scheme == "digest" ? .digest : .basic)
+        }) else { return nil }
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        guard let answer = HTTPAuthentication.answer(challenge, user: user, password: server.password ?? "",
+                                                     method: request.httpMethod ?? "GET", uri: target) else { return nil }
+        var next = request
+        next.setValue(answer.authorization, forHTTPHeaderField: "Proxy-Authorization")
+        return next
+    }
+
     /// The challenge a 401 from `url` is answered with, its protection space and the credential
     /// answering it (`nil` when none does): the strongest challenge the request's own credential
     /// may answer (its methods; its first origin unless its scope says any), else the strongest
@@ -259,7 +296,9 @@ extension Request {
     func recordDecision(_ decision: FollowUpDecision, into state: inout Mutable) {
         if let error = decision.error { state.error = state.error ?? error }
         guard case .decided = decision.kind else { return }
-        if decision.countsRedirect {
+        if decision.answersProxy {
+            state.followUp.proxyChallengeAnswered = true
+        } else if decision.countsRedirect {
             state.followUp.redirectCount += 1
         } else {
             if state.followUp.challengesAnswered == 1 { state.followUp.staleAnswered = true }

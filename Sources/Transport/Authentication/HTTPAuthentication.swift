@@ -8,7 +8,8 @@ import TLS
 // Answers to Basic (RFC 7617) and Digest (RFC 7616) challenges, as pure functions of the
 // challenge, the credential and the request, so `DigestAuthenticationTests` checks them against
 // RFC 7616 §3.9.1's example without a server. Hashes come from OpenSSL's EVP through the TLS
-// target's `MessageDigest` (no C type reaches Client).
+// target's `MessageDigest` (no C type reaches Client). One implementation for both users: Client
+// answers an origin's 401 and a forwarding proxy's 407, the CONNECT machine a tunnel's 407.
 //
 // Supported: Digest with `algorithm` MD5, MD5-sess, SHA-256 and SHA-256-sess, `qop=auth` (or no
 // qop, RFC 2069's form), `opaque` echoed, `nc` always 00000001 (each challenge is answered once,
@@ -16,27 +17,32 @@ import TLS
 // challenge is not answered and the 401 is delivered.
 
 /// Basic and Digest answers; see the file comment.
-enum HTTPAuthentication {
+package enum HTTPAuthentication {
+    /// `NSURLAuthenticationMethodHTTPBasic`'s value (Client's constant and Foundation's).
+    package static let basicMethod = "NSURLAuthenticationMethodHTTPBasic"
+    /// `NSURLAuthenticationMethodHTTPDigest`'s value.
+    package static let digestMethod = "NSURLAuthenticationMethodHTTPDigest"
+
     /// An answer to one challenge.
-    struct Answer: Equatable {
+    package struct Answer: Equatable {
         /// The `Authorization` field's value.
-        var authorization: String
-        /// The authentication method answered (`NSURLAuthenticationMethodHTTPBasic` or `…HTTPDigest`).
-        var method: String
+        package var authorization: String
+        /// The authentication method answered (`HTTPAuthentication.basicMethod` or `…HTTPDigest`).
+        package var method: String
         /// The challenge's realm.
-        var realm: String?
+        package var realm: String?
     }
 
     /// The challenge to answer among `challenges`: Digest with SHA-256, then Digest with MD5,
     /// then Basic (RFC 7616 §3.7: the strongest the client supports); `nil` when none is supported.
-    static func strongest(_ challenges: [AuthenticationChallenge]) -> AuthenticationChallenge? {
+    package static func strongest(_ challenges: [AuthenticationChallenge]) -> AuthenticationChallenge? {
         ranked(challenges).first
     }
 
     /// The supported challenges among `challenges`, strongest first (see ``strongest(_:)``); the
     /// server's order among equals. A credential limited to some methods answers the first of
     /// its methods here, never a weaker scheme in place of the one it was given for.
-    static func ranked(_ challenges: [AuthenticationChallenge]) -> [AuthenticationChallenge] {
+    package static func ranked(_ challenges: [AuthenticationChallenge]) -> [AuthenticationChallenge] {
         func rank(_ challenge: AuthenticationChallenge) -> Int? {
             switch challenge.scheme {
             case "digest":
@@ -50,10 +56,10 @@ enum HTTPAuthentication {
         return supported.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }.map(\.0)
     }
 
-    /// The authentication method (`NSURLAuthenticationMethodHTTPDigest` or `…HTTPBasic`) a
+    /// The authentication method (`HTTPAuthentication.digestMethod` or `…HTTPBasic`) a
     /// supported challenge asks for.
-    static func method(of challenge: AuthenticationChallenge) -> String {
-        challenge.scheme == "digest" ? NSURLAuthenticationMethodHTTPDigest : NSURLAuthenticationMethodHTTPBasic
+    package static func method(of challenge: AuthenticationChallenge) -> String {
+        challenge.scheme == "digest" ? HTTPAuthentication.digestMethod : HTTPAuthentication.basicMethod
     }
 
     /// The `Authorization` value answering `challenge`.
@@ -65,16 +71,16 @@ enum HTTPAuthentication {
     ///   - uri: The request target (path and query) as sent.
     ///   - cnonce: The client nonce; random by default.
     /// - Returns: The answer, `nil` for an unsupported challenge.
-    static func answer(_ challenge: AuthenticationChallenge, user: String, password: String, method: String, uri: String,
+    package static func answer(_ challenge: AuthenticationChallenge, user: String, password: String, method: String, uri: String,
                        cnonce: String = randomCnonce()) -> Answer? {
         switch challenge.scheme {
         case "basic":
             // RFC 7617 §2: base64 of user-id ":" password, in UTF-8 (§2.1's charset, the only one defined).
             let encoded = Data((user + ":" + password).utf8).base64EncodedString()
-            return Answer(authorization: "Basic " + encoded, method: NSURLAuthenticationMethodHTTPBasic, realm: challenge["realm"])
+            return Answer(authorization: "Basic " + encoded, method: HTTPAuthentication.basicMethod, realm: challenge["realm"])
         case "digest":
             guard let digest = digest(challenge, user: user, password: password, method: method, uri: uri, cnonce: cnonce) else { return nil }
-            return Answer(authorization: digest, method: NSURLAuthenticationMethodHTTPDigest, realm: challenge["realm"])
+            return Answer(authorization: digest, method: HTTPAuthentication.digestMethod, realm: challenge["realm"])
         default:
             return nil
         }
@@ -100,13 +106,13 @@ enum HTTPAuthentication {
     }
 
     /// Whether the challenge offers `qop=auth` or no qop at all (RFC 2069's form).
-    static func supportsQop(_ challenge: AuthenticationChallenge) -> Bool {
+    package static func supportsQop(_ challenge: AuthenticationChallenge) -> Bool {
         guard let qop = challenge["qop"] else { return true }
         return qop.split(separator: ",").contains { $0.trimmingSpaces == "auth" }
     }
 
     /// RFC 7616 §3.4's response, formatted as the `Authorization` value.
-    static func digest(_ challenge: AuthenticationChallenge, user: String, password: String, method: String, uri: String,
+    package static func digest(_ challenge: AuthenticationChallenge, user: String, password: String, method: String, uri: String,
                        cnonce: String) -> String? {
         guard let algorithm = digestAlgorithm(challenge), supportsQop(challenge), let nonce = challenge["nonce"] else { return nil }
         let realm = challenge["realm"] ?? ""
@@ -128,7 +134,7 @@ enum HTTPAuthentication {
 
     /// A quoted-string (RFC 9110 §5.6.4): `"` and `\` escaped. Control bytes cannot occur:
     /// header values with them are refused by Wire when the request is written.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var result = "\""
         for character in text {
             if character == "\"" || character == "\\" { result.append("\\") }
@@ -138,7 +144,7 @@ enum HTTPAuthentication {
     }
 
     /// Lowercase hexadecimal.
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
@@ -150,7 +156,7 @@ enum HTTPAuthentication {
     }
 
     /// 16 random bytes in hex: RFC 7616 §3.4's cnonce, unpredictable to the server.
-    static func randomCnonce() -> String {
+    package static func randomCnonce() -> String {
         var generator = SystemRandomNumberGenerator()
         return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }

@@ -11,36 +11,36 @@
 // the server chooses is bounded (``AuthenticationChallenge/Limits``).
 
 /// One challenge from a `WWW-Authenticate` field.
-struct AuthenticationChallenge: Equatable, Sendable {
+package struct AuthenticationChallenge: Equatable, Sendable {
     /// The scheme, lowercased (`basic`, `digest`, ...).
-    var scheme: String
+    package var scheme: String
     /// The token68 form's value (`Negotiate abc==`), `nil` when parameters follow instead.
-    var token68: String?
+    package var token68: String?
     /// The parameters in order, names lowercased, quoted values unescaped.
-    var parameters: [(name: String, value: String)]
+    package var parameters: [(name: String, value: String)]
 
     /// The value of parameter `name` (lowercase), the first one when repeated.
-    subscript(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
+    package subscript(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
 
-    static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.scheme == rhs.scheme && lhs.token68 == rhs.token68
             && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
     }
 
     /// Bounds on what a server can make the parser hold.
-    enum Limits {
+    package enum Limits {
         /// Longest field value parsed, in bytes: 16 KiB (a Digest challenge is about 200).
-        static let maxFieldLength = 16 * 1024
+        package static let maxFieldLength = 16 * 1024
         /// Most challenges taken from all fields together.
-        static let maxChallenges = 16
+        package static let maxChallenges = 16
         /// Most parameters in one challenge.
-        static let maxParameters = 32
+        package static let maxParameters = 32
     }
 
     /// The challenges in the values of every `WWW-Authenticate` field of a response.
     /// - Parameter fields: The field values, in order.
     /// - Returns: The challenges; `nil` when any value is malformed or over a limit.
-    static func parse(fields: [String]) -> [AuthenticationChallenge]? {
+    package static func parse(fields: [String]) -> [AuthenticationChallenge]? {
         var all: [AuthenticationChallenge] = []
         for field in fields {
             guard let challenges = parse(field) else { return nil }
@@ -53,7 +53,7 @@ struct AuthenticationChallenge: Equatable, Sendable {
     /// The challenges in one field value.
     /// - Parameter field: The value.
     /// - Returns: The challenges; `nil` when malformed or over a limit.
-    static func parse(_ field: String) -> [AuthenticationChallenge]? {
+    package static func parse(_ field: String) -> [AuthenticationChallenge]? {
         let bytes = Array(field.utf8)
         guard bytes.count <= Limits.maxFieldLength else { return nil }
         var parser = Parser(bytes: bytes)
