@@ -32,7 +32,7 @@ out=$1
 cd "$(dirname "$0")/.."
 # The image budget in bytes (binary + CA bundle). Issue 21's target is 16,000,000; this is the
 # ratchet until then: lower it with every cut, never raise it without saying why in the commit.
-budget=${LARIAT_CONTAINER_BUDGET:-22146456}
+budget=${LARIAT_CONTAINER_BUDGET:-22433176}
 ca_bundle=/etc/ssl/certs/ca-certificates.crt
 for lib in libssl.a libcrypto.a libz.a; do
     [ -f /usr/lib/$(uname -m)-linux-gnu/$lib ] || { echo "$lib missing: apt-get install libssl-dev zlib1g-dev" >&2; exit 1; }
