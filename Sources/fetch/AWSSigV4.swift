@@ -186,17 +186,8 @@ struct AWSSigV4: Equatable {
             + pad(parts.tm_hour, 2) + pad(parts.tm_min, 2) + pad(parts.tm_sec, 2) + "Z"
     }
 
-    /// Lower-case hex.
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    /// Lower-case hex (the Digest code's).
+    static func hex(_ bytes: [UInt8]) -> String { HTTPAuthentication.hex(bytes) }
 }
 
 extension AWSSigV4 {

@@ -103,44 +103,17 @@ struct FetchDoHTests {
 }
 
 /// `scripts/doh-server.py` on 127.0.0.1; call ``stop()``.
-final class DoHServer: @unchecked Sendable {
-    // @unchecked Sendable: `process` and `input` are set in init and only read after; Process
-    // and FileHandle are thread-safe for the calls made (close, wait).
+final class DoHServer: Sendable {
+    private let server: ScriptServer
 
     /// The HTTPS port.
-    let port: Int
-    private let process: Process
-    private let input: Pipe
+    var port: Int { server.port }
 
     init(certificateFile: String, keyFile: String, log: String) throws {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }  // Tests/FetchTests/FetchDoHTests.swift
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [root.appendingPathComponent("scripts/doh-server.py").path, certificateFile, keyFile, log]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line += byte
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            process.waitUntilExit()
-            throw HTTPSLab.Failure(description: "doh-server.py did not start: \(String(decoding: line, as: UTF8.self))")
-        }
-        self.port = port
-        self.process = process
-        self.input = input
+        server = try ScriptServer(script: "doh-server.py", arguments: [certificateFile, keyFile, log])
     }
 
-    /// Stops the server (closing its standard input ends it) and waits for it.
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
+    /// Stops the server and waits for it.
+    func stop() { server.stop() }
 }
 #endif

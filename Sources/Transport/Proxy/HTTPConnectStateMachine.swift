@@ -150,12 +150,9 @@ struct HTTPConnectStateMachine {
         var offset = 0
         while true {
             let step: ParseStep
-            do throws(WireError) {
-                step = try received.withUnsafeBytes { raw in
-                    Result { () throws(WireError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }.get()
-            } catch {
-                return .fail(ProxyError(.malformedResponse, proxy: proxy, "malformed answer to CONNECT: \(error)", underlying: error))
+            switch parseStep(&parser, received, from: offset) {
+            case .success(let next): step = next
+            case .failure(let error): return .fail(error)
             }
             let stepStart = offset
             offset += step.consumed
@@ -239,6 +236,17 @@ struct HTTPConnectStateMachine {
         return .sameConnection(Array(requestHead.utf8))
     }
 
+    /// One parser step over `received[offset...]`; a parse error is the malformed-answer failure.
+    private func parseStep(_ parser: inout ResponseParser, _ received: [UInt8], from offset: Int) -> Result<ParseStep, ProxyError> {
+        do throws(WireError) {
+            return .success(try received.withUnsafeBytes { raw in
+                Result { () throws(WireError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            }.get())
+        } catch {
+            return .failure(ProxyError(.malformedResponse, proxy: proxy, "malformed answer to CONNECT: \(error)", underlying: error))
+        }
+    }
+
     /// Reads and drops the answered 407's body, then sends the CONNECT again.
     private mutating func skipBody(_ bytes: [UInt8]) -> Action {
         guard case .skippingChallengeBody(var parser, var received, let next) = state else {
@@ -249,12 +257,9 @@ struct HTTPConnectStateMachine {
         var offset = 0
         while true {
             let step: ParseStep
-            do throws(WireError) {
-                step = try received.withUnsafeBytes { raw in
-                    Result { () throws(WireError) in try parser.parse(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }.get()
-            } catch {
-                return .fail(ProxyError(.malformedResponse, proxy: proxy, "malformed answer to CONNECT: \(error)", underlying: error))
+            switch parseStep(&parser, received, from: offset) {
+            case .success(let next): step = next
+            case .failure(let error): return .fail(error)
             }
             offset += step.consumed
             switch step.event {
