@@ -321,7 +321,7 @@ final class HTTP1Connection: SocketHandler {
         switch failure {
         case .transport(let error): return error
         case .handshakeClosed: return TransportError(.tls, "the server closed the connection during the TLS handshake")
-        case .malformed(let error): return TransportError(.malformedResponse, "malformed response: \(error)", underlying: error)
+        case .malformed(let error): return TransportError(.malformedResponse, "\(error)", underlying: error)
         case .closedEarly(nil): return TransportError(.connectionLost, "the server closed the connection before responding")
         case .closedEarly(let error?): return TransportError(.connectionLost, "the server closed the connection: \(error)", underlying: error)
         case .truncatedTLS: return TransportError(.connectionLost, "TLS connection closed without close_notify: the body may be truncated")

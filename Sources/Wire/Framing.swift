@@ -127,8 +127,12 @@ struct Framing: Sendable {
         forEachListElement(p, range) { element in
             guard failure == nil else { return }
             elements += 1
-            guard !element.isEmpty, element.count <= 18 else {
-                failure = WireError(.contentLength, "Content-Length is empty or longer than 18 digits", offset: element.lowerBound)
+            guard !element.isEmpty else {
+                failure = WireError(.contentLength, "empty Content-Length", offset: element.lowerBound)
+                return
+            }
+            guard element.count <= 18 else {
+                failure = WireError(.contentLength, "Content-Length longer than 18 digits", offset: element.lowerBound)
                 return
             }
             var value = 0

@@ -4,6 +4,9 @@
 //   header-section-too-large  27, curl 7.88's status for a head past its buffer (its message is
 //                             "Out of memory"; fetch says what happened, once: the sentence
 //                             used to read "malformed response: malformed response: …")
+//   content-length            8 "Invalid Content-Length: value" for a letter or an empty value
+//                             (curl 7.88 reads "12a" as 12 and 20 digits as no length: fetch
+//                             refuses both, with its own sentence)
 //   version (no `HTTP/`)      1 "Received HTTP/0.9 when not allowed": curl 7.88 reads a response
 //                             without a status line as HTTP/0.9 and refuses it unless --http0.9
 //                             (ResponseFraming.swift)
@@ -35,6 +38,8 @@ extension TransferErrors {
             return (18, "transfer closed with outstanding read data remaining")
         case "header-section-too-large":
             return (27, "Too large response headers: \(wire.detail)")
+        case "content-length" where wire.detail.hasPrefix("invalid character") || wire.detail == "empty Content-Length":
+            return (8, "Invalid Content-Length: value")
         case "version" where wire.detail.hasPrefix("response does not start with HTTP/"):
             return (1, "Received HTTP/0.9 when not allowed")
         default:

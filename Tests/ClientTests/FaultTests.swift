@@ -160,6 +160,9 @@ extension ClientIntegrationTests {
             let transport = transportError(error)
             #expect(transport?.kind == .malformedResponse)
             #expect((transport?.underlying as? WireError)?.rule == rule)
+            // The kind prefixes the description once ("malformed response: <the codec's reason>").
+            let description = transport.map { "\($0)" } ?? ""
+            #expect(description.components(separatedBy: "malformed response").count == 2, "\(description)")
         }
 
         @Test("idle keep-alive connection closed by the server -> next request uses a new connection")

@@ -2,7 +2,8 @@
 // a body shorter than its Content-Length (curl: 18 "transfer closed with N bytes remaining to
 // read"; fetch said 56 and Client's sentence), a chunked body cut short (18, "outstanding read
 // data"), a head over the limit (curl 7.88: 27; fetch said 8 with "malformed response:" twice),
-// and a Location with a space or a %XX in its query (curl: space as %20 in the path and + in the
+// an invalid Content-Length (curl: 8 "Invalid Content-Length: value"; fetch said "malformed
+// response:" twice), and a Location with a space or a %XX in its query (curl: space as %20 in the path and + in the
 // query, %41 kept; fetch sent %2541).
 import FoundationEssentials
 import Testing
@@ -44,6 +45,22 @@ struct FetchKnownDifferenceTests {
         #expect(fetch.status == curl.status)
         #expect(fetch.errors.components(separatedBy: "malformed response").count <= 2, "\(fetch.errors)")
         #expect(fetch.errors.hasPrefix("fetch: (27) Too large response headers"), "\(fetch.errors)")
+    }
+
+    @Test("an invalid Content-Length: curl's exit 8 and its sentence (fetch said 'malformed response:' twice)", arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\nhello",
+    ])
+    func invalidContentLength(_ answer: String) async throws {
+        let curlPath = try #require(differencesCurl), fetchPath = try #require(differencesFetch)
+        let (curl, fetch) = try await offPool {
+            (try FetchMessagesTests.run(curlPath, ["-sS"], answer: Array(answer.utf8)),
+             try FetchMessagesTests.run(fetchPath, ["-sS"], answer: Array(answer.utf8)))
+        }
+        #expect(curl.status == 8)
+        #expect(fetch.status == curl.status)
+        #expect(fetch.output == curl.output)
+        #expect(fetch.errors == curl.errors, "\(fetch.errors)")
     }
 
     @Test("Location resolved as curl resolves it (no second encoding of %XX)", arguments: [

@@ -10,7 +10,7 @@ struct TransportErrorTests {
     @Test("a WireError underneath gives its rule's stable name and its detail")
     func wireRule() {
         let wire = WireError(.truncatedBody, "closed after 10 of 20 body bytes", offset: 52)
-        let error = TransportError(.malformedResponse, "malformed response: \(wire)", underlying: wire)
+        let error = TransportError(.malformedResponse, "\(wire)", underlying: wire)
         #expect(error.wireRule == "truncated-body")
         #expect(error.wireDetail == "closed after 10 of 20 body bytes")
     }
