@@ -255,7 +255,7 @@ struct FetchCurlParityTests {
     }
 
     /// What one tool did.
-    struct Result { var status: Int32; var output: String; var errors: String; var file: String? }
+    struct Result: Sendable { var status: Int32; var output: String; var errors: String; var file: String? }
 
     /// Runs `tool` for `row` in its own scratch directory and normalises its output.
     static func run(_ tool: String, _ row: Row) throws -> Result {

@@ -73,7 +73,23 @@ struct FetchHTTPSProxyParityTests {
     ]
 
     @Test("same exit status and output through the same HTTPS proxy", arguments: rows)
-    func sameAsCurl(_ row: Row) throws {
+    func sameAsCurl(_ row: Row) async throws {
+        let (curl, fetch) = try await offPool { try Self.runBoth(row) }
+        if let expected = row.fetchStatus {
+            #expect(fetch.status == expected, "fetch stderr: \(fetch.errors)")
+            #expect(fetch.output.isEmpty)
+            return
+        }
+        #expect(fetch.status == curl.status, "curl stderr: \(curl.errors)\nfetch stderr: \(fetch.errors)")
+        #expect(fetch.output == curl.output, "curl: \(curl.output)\nfetch: \(fetch.output)")
+        if row.compareErrors { #expect(fetch.errors == curl.errors) }
+        if row.arguments.contains("--proxy-digest") || row.arguments.contains("--proxy-anyauth") {
+            #expect(fetch.status == 0 && !fetch.output.isEmpty, "fetch stderr: \(fetch.errors)")
+        }
+    }
+
+    /// Runs `row` with curl, then fetch, through the same proxies; off the cooperative pool.
+    private static func runBoth(_ row: Row) throws -> (curl: FetchCurlParityTests.Result, fetch: FetchCurlParityTests.Result) {
         let lab = try HTTPSLab.shared.get()
         let origin = try LoopbackTLSServer(certificateFile: lab.path("good-chain.pem"), keyFile: lab.path("good.key"))
         defer { origin.stop() }
@@ -98,29 +114,13 @@ struct FetchHTTPSProxyParityTests {
         }
         let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("fetch").path
-        // Synchronous on purpose, as before: made async with offPool, all rows ran at once and in
-        // the full suite 66 tls-front.py children outlived their TLSFront.stop() (most likely each
-        // spawn inherited the other fronts' stdin pipes, so closing one no longer ended it), which
-        // then spun in waitUntilExit on the pool. TLSFront needs a fix before this can move.
         func run(_ tool: String) throws -> FetchCurlParityTests.Result {
             let cleared = ["-u", "http_proxy", "-u", "https_proxy", "-u", "HTTPS_PROXY", "-u", "all_proxy", "-u", "ALL_PROXY",
                            "-u", "no_proxy", "-u", "NO_PROXY", "-u", "HTTP_PROXY"]
             return try FetchCurlParityTests.run("/usr/bin/env", FetchCurlParityTests.Row(
                 arguments: cleared + row.environment.map(fill) + [tool] + row.arguments.map(fill)))
         }
-        let curl = try run("/usr/bin/curl")
-        let fetch = try run(fetchPath)
-        if let expected = row.fetchStatus {
-            #expect(fetch.status == expected, "fetch stderr: \(fetch.errors)")
-            #expect(fetch.output.isEmpty)
-            return
-        }
-        #expect(fetch.status == curl.status, "curl stderr: \(curl.errors)\nfetch stderr: \(fetch.errors)")
-        #expect(fetch.output == curl.output, "curl: \(curl.output)\nfetch: \(fetch.output)")
-        if row.compareErrors { #expect(fetch.errors == curl.errors) }
-        if row.arguments.contains("--proxy-digest") || row.arguments.contains("--proxy-anyauth") {
-            #expect(fetch.status == 0 && !fetch.output.isEmpty, "fetch stderr: \(fetch.errors)")
-        }
+        return (try run("/usr/bin/curl"), try run(fetchPath))
     }
 }
 #endif
