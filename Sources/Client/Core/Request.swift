@@ -574,10 +574,14 @@ public class Request: @unchecked Sendable {
     /// `serializer`: a response serializer, which must report ``serializerFinished(_:failure:onWorker:deliver:replacingFailure:)``
     /// (`Request+Retry.swift`): serializers run one at a time and may retry the request.
     package func appendResponseHandler(_ handler: @escaping ResponseHandler, serializer: Bool = false) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(StoredHandler(handler), serializer: serializer) }) {
+        switch mutable.withLock({ $0.machine.handlerAppended(StoredHandler(handler), serializer: serializer) }) {
+        case .none:
+            if startsOnFirstHandler { resume() }
+        case .runHandlers(let ready):
             for handler in ready { handler(false) }
-        } else if startsOnFirstHandler {
-            resume()
+        case let action:
+            // A serializer added once finished: its own serializing turn (it may retry).
+            perform(action)
         }
     }
 
