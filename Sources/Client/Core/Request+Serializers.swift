@@ -36,8 +36,7 @@ extension Request {
             return askRetrier(serializer: (failure, { error in StoredHandler { _ in deliver(replacingFailure(value, error)) } }))
         }
         // `deliverNow`: the last serializer with nothing held before it (the action finishes
-        // the request with no completions: untracked first, as before any handler), or one
-        // added once finished (no action).
+        // the request with no completions: untracked first, as before any handler).
         perform(action, onWorker: onWorker)
         if deliverNow { deliver(value) }
     }

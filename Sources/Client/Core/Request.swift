@@ -463,13 +463,33 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// The receiver's report at the end of the exchange (its body decoded and checked).
+    /// The receiver's report at the end of the exchange (its body decoded and checked): the
+    /// outcome and the task's completion are recorded now; the end reaches the state machine
+    /// now too, unless handler calls handed out before it hold it (``holdsEnd(failed:)``).
     func exchangeEnded(summary: TransportSummary?, failure: TransportError?) {
         record(summary: summary, failure: failure)
         if failure == nil { transferEnded() }
         taskEnded(bytesSent: summary.map { Int64($0.requestBodyBytes) })
-        let action = mutable.withLock { $0.machine.transportEnded(failed: failure != nil) }
-        guard case .complete = action else { return perform(action) }
+        guard !holdsEnd(failed: failure != nil) else { return }
+        endReached(failed: failure != nil, onWorker: false)
+    }
+
+    /// Whether the exchange's end must wait for handler calls handed out before it (a stream's
+    /// chunks; `Core/ExchangeEndGate.swift`): the subclass then calls ``endReleased(failed:)``
+    /// once they reported back. `false` by default.
+    func holdsEnd(failed: Bool) -> Bool { false }
+
+    /// The last handler call a held end waited for reported back (on that handler's queue): the
+    /// end reaches the machine on the request's queue.
+    func endReleased(failed: Bool) {
+        underlyingQueue.async { self.endReached(failed: failed, onWorker: true) }
+    }
+
+    /// The exchange's end reaches the state machine: the request completes, or a follow-up starts.
+    private func endReached(failed: Bool, onWorker: Bool) {
+        let action = mutable.withLock { $0.machine.transportEnded(failed: failed) }
+        guard case .complete = action else { return perform(action, onWorker: onWorker) }
+        if onWorker { return complete(onWorker: true) }
         // Two thread hops per request: the response completes on the connection's loop, and a
         // small response finishes right here, so a handler from the async API serializes here and
         // resumes the awaiting task directly (caller → loop → awaiting task). Files and bodies
@@ -554,10 +574,14 @@ public class Request: @unchecked Sendable {
     /// `serializer`: a response serializer, which must report ``serializerFinished(_:failure:onWorker:deliver:replacingFailure:)``
     /// (`Request+Retry.swift`): serializers run one at a time and may retry the request.
     package func appendResponseHandler(_ handler: @escaping ResponseHandler, serializer: Bool = false) {
-        if case .runHandlers(let ready) = mutable.withLock({ $0.machine.handlerAppended(StoredHandler(handler), serializer: serializer) }) {
+        switch mutable.withLock({ $0.machine.handlerAppended(StoredHandler(handler), serializer: serializer) }) {
+        case .none:
+            if startsOnFirstHandler { resume() }
+        case .runHandlers(let ready):
             for handler in ready { handler(false) }
-        } else if startsOnFirstHandler {
-            resume()
+        case let action:
+            // A serializer added once finished: its own serializing turn (it may retry).
+            perform(action)
         }
     }
 

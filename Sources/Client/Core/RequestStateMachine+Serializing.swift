@@ -8,7 +8,7 @@ extension RequestStateMachine {
     /// when there is one and the request was not cancelled. `completion` makes the handler that
     /// delivers its result; it is called only when that must be held.
     /// Returns `deliverNow`: deliver the result at once, before performing `action` (it is the
-    /// last one and nothing is held before it, or the request was already over).
+    /// last one and nothing is held before it).
     mutating func serializerFinished(failed: Bool, hasRetrier: Bool, completion: () -> Handler) -> (deliverNow: Bool, action: Action) {
         switch state {
         case .serializing(let cancelled):
@@ -22,8 +22,6 @@ extension RequestStateMachine {
             }
             completions.append(completion())
             return (false, nextSerializer(announcesFinish: false))
-        case .finished:
-            return (true, .none)  // added once finished: runs at once, outside the serializing turn
         default:
             preconditionFailure("serializerFinished in state \(state): only a running serializer reports it, once")
         }

@@ -72,7 +72,9 @@
 //   e.g. `response(completionHandler:)`) is held as a completion when its turn comes.
 //   serializing ──cancel──▶ serializing(cancelled): no serializer failure is offered to the retrier;
 //     the outcome stands (`.resumed`, then `.finished`), as for a cancel racing completion.
-//   A serializer added once finished runs at once, without the retrier (the request is over).
+//   finished ──serializer added──▶ serializing (that serializer alone; `.resumed` again, as
+//     Alamofire's): its failure goes to the retrier, and a retry starts a new attempt. A plain
+//     handler added once finished runs at once.
 //
 // Follow-ups (a redirect or an answered authentication challenge; each is a new exchange of the
 // same request, built from the recorded next URLRequest, without adapters, as URLSession's own
@@ -400,8 +402,16 @@ struct RequestStateMachine<Exchange, Handler, FollowUp> {
 
     /// A response handler was added: a plain one (`serializer: false`) or a response serializer,
     /// which reports ``serializerFinished(failed:hasRetrier:completion:)`` when it ran.
+    /// Once finished, a plain handler runs at once; a serializer takes a serializing turn of
+    /// its own (the request shows `.resumed` again, as Alamofire's), so its failure goes to the
+    /// retrier like any other serializer's.
     mutating func handlerAppended(_ handler: Handler, serializer: Bool = false) -> Action {
-        if case .finished = state { return .runHandlers([handler]) }
+        if case .finished(let cancelled) = state {
+            guard serializer else { return .runHandlers([handler]) }
+            (handlers, serializerIndex, completions, outcomeCancelled) = ([.serializer(handler)], 0, [], cancelled)
+            state = .serializing(cancelled: cancelled)
+            return .runSerializer(handler, announcesFinish: false)
+        }
         handlers.append(serializer ? .serializer(handler) : .plain(handler))
         return .none
     }

@@ -17,15 +17,15 @@ extension DataStreamRequest {
     @discardableResult
     public func responseStream(on queue: DispatchQueue = .main, stream: @escaping Handler<Data, Never>) -> Self {
         let token = CancellationToken(self)
-        appendStream({ [self] data in
+        appendStream(Sink(take: { [self] data in
             queue.async { [self] in
                 // A cancel (perhaps from an earlier chunk's handler) stops the data events at once.
                 if !isCancelled {
                     capturingError { try stream(Stream(event: .stream(.success(data)), token: token)) }
                 }
-                streamConsumed(data.count)
+                chunkHandled(data.count)
             }
-        }, completion: { [self] in
+        }, isQueued: true), completion: { [self] in
             queue.async { [self] in capturingError { try stream(Stream(event: .complete(completion), token: token)) } }
         })
         return self
@@ -40,16 +40,18 @@ extension DataStreamRequest {
         stream: @escaping Handler<Serializer.SerializedObject, AFError>
     ) -> Self {
         let token = CancellationToken(self)
-        appendStream({ [self] data in
+        appendStream(Sink(take: { [self] data in
             queue.async { [self] in
-                defer { streamConsumed(data.count) }
+                // Reported after the cancel below: the request's end waits for it, so the
+                // completion that follows is the cancelled one.
+                defer { chunkHandled(data.count) }
                 guard !isCancelled else { return }
                 let result = serialized(data, using: serializer)
                 if isMonitored(.didParseStream) { emit(.didParseStream) { [self] in $0.request(self, didParseStream: result) } }
                 capturingError { try stream(Stream(event: .stream(result), token: token)) }
-                if case .failure = result, automaticallyCancelOnStreamError { cancelForStreamError() }
+                if case .failure = result, automaticallyCancelOnStreamError { cancel() }
             }
-        }, completion: { [self] in
+        }, isQueued: true), completion: { [self] in
             queue.async { [self] in capturingError { try stream(Stream(event: .complete(completion), token: token)) } }
         })
         return self

@@ -12,6 +12,11 @@ import Transport
 /// Each run of body bytes the connection reads becomes one `Data` chunk, delivered to every
 /// handler on the queue it named, in order, followed by one `.complete` event.
 ///
+/// **Completion order**: the request does not complete before every handler has run with every
+/// chunk handed to it, as Alamofire's stream completion waits for its stream handlers. So a
+/// cancel from a handler, by its token, always takes effect: the `.complete` that follows says
+/// `explicitlyCancelled`, even if the whole response had arrived while the handler's queue was busy.
+///
 /// **Back-pressure**: the connection reads at the handlers' pace. Bytes handed to handlers and not
 /// yet processed are counted; above ``maxBufferedBytes`` the connection stops reading the socket
 /// (the server then waits on TCP flow control) and starts again once handlers caught up, so a slow
@@ -83,10 +88,23 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// `nil`: the session's `startRequestsImmediately` decides.
     private let autoResume: Bool?
 
+    /// Where a handler takes each chunk (`DataStreamRequest+Handlers.swift`, `DataStreamTask.swift`).
+    struct Sink {
+        /// Takes a chunk. A queued sink must call `chunkHandled(_:)` once its handler ran with
+        /// it; an immediate one calls `streamConsumed(_:)` once the chunk was taken.
+        let take: @Sendable (Data) -> Void
+        /// Whether its handler runs later, on its queue (the closure API), so the request's end
+        /// waits for it; the async API's sink hands the chunk to its buffer at once.
+        let isQueued: Bool
+    }
+
     struct StreamState {
         var flow = StreamFlowControl(highWater: DataStreamRequest.maxBufferedBytes, lowWater: DataStreamRequest.maxBufferedBytes / 2)
-        /// One per handler: takes each chunk and must call `streamConsumed(_:)` once it was processed.
-        var sinks: [@Sendable (Data) -> Void] = []
+        var sinks: [Sink] = []
+        /// How many of `sinks` are queued: each chunk is that many handler calls the end waits for.
+        var queuedSinks = 0
+        /// Holds the exchange's end (`failed`) while queued handlers have chunks to report.
+        var endGate = ExchangeEndGate<Bool>.open
         var validators: [Validation] = []
         /// The `onHTTPResponse` handler: gets the response and answers with a disposition.
         /// A body set by fetch (`uploadFile`, `uploadStream`); `nil`: the URLRequest's `httpBody`.
@@ -139,7 +157,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let keepsCopy = context.urlCache != nil && mutable.withLock { $0.inFlight?.method == .get }
         stream.withLock { $0.cacheCopy = keepsCopy ? Data() : nil }
         guard let handler = stream.withLock({ $0.httpResponseHandler }), let response else { return }
-        // Nothing more is read until the handler answered (URLSession holds the task likewise).
+        // Nothing more is read until the handler answered (URLSession holds the task likewise),
+        // and so the exchange cannot end before it: a `.cancel` always wins.
         if stream.withLock({ $0.flow.awaitDisposition() }) { currentExchange?.pauseReading() }
         handler(response) { [self] disposition in
             switch disposition {
@@ -157,10 +176,16 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             if state.cacheCopy != nil {
                 if state.cacheCopy!.count + data.count > Self.maxCachedBodyBytes { state.cacheCopy = nil } else { state.cacheCopy!.append(data) }
             }
+            state.endGate.handedOut(state.queuedSinks)
             return (state.sinks, state.flow.received(data.count * state.sinks.count))
         }
-        for sink in sinks { sink(data) }
+        for sink in sinks { sink.take(data) }
         if pause { currentExchange?.pauseReading() }
+    }
+
+    /// The end waits while queued handlers have chunks to report.
+    override func holdsEnd(failed: Bool) -> Bool {
+        stream.withLock { $0.endGate.ended(failed) } == nil
     }
 
     override func runValidators() {
@@ -182,19 +207,33 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: Plumbing for handlers
 
-    /// A sink processed `count` bytes; resumes reading when the buffer drained enough.
+    /// An immediate sink's chunk of `count` bytes was taken; resumes reading when the buffer
+    /// drained enough.
     func streamConsumed(_ count: Int) {
         if stream.withLock({ $0.flow.consumed(count) }) { currentExchange?.resumeReading() }
     }
 
+    /// A queued sink's handler ran with its chunk of `count` bytes (or skipped it, the request
+    /// being cancelled): resumes reading when the buffer drained enough, and lets a held end
+    /// go on when it was the last outstanding call.
+    func chunkHandled(_ count: Int) {
+        let (resume, released) = stream.withLock { state in (state.flow.consumed(count), state.endGate.handled()) }
+        if resume { currentExchange?.resumeReading() }
+        if let failed = released { endReleased(failed: failed) }
+    }
+
     /// Adds a sink for the chunks and a closure run once the request finished.
-    func appendStream(_ sink: @escaping @Sendable (Data) -> Void, completion: @escaping @Sendable () -> Void) {
-        stream.withLock { $0.sinks.append(sink) }
+    func appendStream(_ sink: Sink, completion: @escaping @Sendable () -> Void) {
+        stream.withLock { state in
+            state.sinks.append(sink)
+            if sink.isQueued { state.queuedSinks += 1 }
+        }
         appendResponseHandler { [self] _ in
             // The request is over: its sinks (which capture it) and the onHTTPResponse handler
             // go, so the request and its Session are not kept alive by a cycle.
             stream.withLock { state in
                 state.sinks.removeAll()
+                state.queuedSinks = 0
                 state.httpResponseHandler = nil
             }
             completion()
@@ -204,18 +243,6 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// The completion as it stands.
     var completion: Completion {
         mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metrics, error: $0.error) }
-    }
-
-    /// Cancels for a chunk that failed to serialize (``automaticallyCancelOnStreamError``). The
-    /// chunk may be handled after the last byte arrived and the request finished; its
-    /// completion still comes after the chunk on the handler's queue, so the failure is reported
-    /// there as the cancellation it caused (Alamofire's completion waits for its streams):
-    /// `explicitlyCancelled` unless an error is already recorded.
-    func cancelForStreamError() {
-        cancel()
-        mutable.withLock { state in
-            if state.error == nil { state.error = .explicitlyCancelled }
-        }
     }
 
     /// Runs a user handler; a thrown error becomes the request's error and may cancel it.

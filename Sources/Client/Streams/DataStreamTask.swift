@@ -104,10 +104,10 @@ public struct DataStreamTask: Sendable {
                     break
                 }
             }
-            request.appendStream({ data in
+            request.appendStream(DataStreamRequest.Sink(take: { data in
                 if request.isCancelled { return request.streamConsumed(data.count) }
                 yield(.stream(transform(data)), bytes: data.count)
-            }, completion: {
+            }, isQueued: false), completion: {
                 yield(.complete(request.completion), bytes: 0)
                 continuation.finish()
             })
