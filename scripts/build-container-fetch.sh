@@ -6,7 +6,8 @@
 #   scripts/build-container-fetch.sh OUTDIR     writes OUTDIR/fetch and prints its size
 #
 # FoundationEssentials only (default traits off), Swift runtime and stdlib static
-# (-static-executable), OpenSSL from Debian's libssl-dev libssl.a/libcrypto.a, -Osize, linked by
+# (-static-executable), OpenSSL trimmed to what fetch uses and built from Debian's source
+# (scripts/build-trimmed-openssl.sh, into .build-openssl/, gitignored), -Osize, linked by
 # lld (the toolchain's) with sections garbage-collected, identical code folded (--icf=safe) and
 # no unwind tables (scripts/container-no-eh-frame.ld), symbols stripped.
 # Scratch path .build-static (gitignored).
@@ -22,6 +23,8 @@
 # - lld, not gold: gold cannot drop `.eh_frame` (a linker script makes it lose `__ehdr_start`);
 #   lld's output is 45 KB larger than gold's with the tables, and its map and --why-extract
 #   table feed the report below.
+# - The trimmed OpenSSL (-1.29 MB: libcrypto 2.90 -> 1.78 MB, libssl 0.40 -> 0.25 MB kept), about
+#   2 CPU-minutes to build once; the TLS suites (x509-limbo included) pass against it.
 # - The regex engine (_StringProcessing 0.52 MB + _RegexParser 0.73 MB kept) is linked as soon as
 #   any object references it. Lariat's objects no longer do (checked below; Transport's
 #   firstOccurrence(of:) replaces firstRange(of:)), but FoundationEssentials' own members still
@@ -34,11 +37,16 @@ out=$1
 cd "$(dirname "$0")/.."
 # The image budget in bytes (binary + CA bundle). Issue 21's target is 16,000,000; this is the
 # ratchet until then: lower it with every cut, never raise it without saying why in the commit.
-budget=${LARIAT_CONTAINER_BUDGET:-20008144}
+budget=${LARIAT_CONTAINER_BUDGET:-18713808}
 ca_bundle=/etc/ssl/certs/ca-certificates.crt
-for lib in libssl.a libcrypto.a libz.a; do
-    [ -f /usr/lib/$(uname -m)-linux-gnu/$lib ] || { echo "$lib missing: apt-get install libssl-dev zlib1g-dev" >&2; exit 1; }
-done
+[ -f /usr/lib/$(uname -m)-linux-gnu/libz.a ] || { echo "libz.a missing: apt-get install zlib1g-dev" >&2; exit 1; }
+# OpenSSL: the trimmed static build from Debian's source (scripts/build-trimmed-openssl.sh, built
+# once into .build-openssl/), found by COpenSSL's pkg-config lookup. LARIAT_CONTAINER_OPENSSL=debian
+# links Debian's libssl-dev archives instead.
+if [ "${LARIAT_CONTAINER_OPENSSL:-trimmed}" = trimmed ]; then
+    bash scripts/build-trimmed-openssl.sh .build-openssl
+    export PKG_CONFIG_PATH=$PWD/.build-openssl/lib/pkgconfig
+fi
 swift build -c release --product fetch --disable-default-traits --scratch-path .build-static \
     --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -Osize -Xswiftc -use-ld=lld \
     -Xlinker --gc-sections -Xlinker --icf=safe -Xlinker -T -Xlinker scripts/container-no-eh-frame.ld \
