@@ -28,9 +28,15 @@ dir=$(cd "$1" && pwd)
 # deb-src, in DIR/apt (nothing under /etc changes).
 apt_dir=$dir/apt
 mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-for sources in /etc/apt/sources.list.d/debian.sources; do
-    sed 's/^Types: deb$/Types: deb-src/' "$sources" >"$apt_dir/parts/$(basename "$sources")"
+# Debian's own archives only (a third-party repository may publish no sources).
+for sources in /etc/apt/sources.list.d/*.sources; do
+    if [ -f "$sources" ] && grep -q 'debian\.org' "$sources"; then
+        sed 's/^Types: deb$/Types: deb-src/' "$sources" >"$apt_dir/parts/$(basename "$sources")"
+    fi
 done
+if [ -f /etc/apt/sources.list ]; then
+    sed -n '/debian\.org/s/^deb /deb-src /p' /etc/apt/sources.list >"$apt_dir/parts/sources.list"
+fi
 apt_options=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt_dir/parts"
     -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache")
 apt-get "${apt_options[@]}" update -qq
