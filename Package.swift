@@ -145,7 +145,9 @@ let package = Package(
         .executableTarget(name: "wire-decode", dependencies: ["Wire"], swiftSettings: strict),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
         .executableTarget(name: "wire-bench", dependencies: ["Wire", "CAllocationCounter"], swiftSettings: strict),
-        .executableTarget(name: "fetch", dependencies: ["Client", "Transport", "EventLoop", "TLS", "CLinux"], swiftSettings: strict),
+        // libdispatch's main-queue hooks (fetch's synchronous main runs the main queue itself).
+        .systemLibrary(name: "CDispatchMain", path: "Sources/CDispatchMain"),
+        .executableTarget(name: "fetch", dependencies: ["Client", "Transport", "EventLoop", "TLS", "CLinux", "CDispatchMain"], swiftSettings: strict),
         // The soak test (scripts/soak.sh): many requests and faults through one process, then
         // descriptor, memory, thread and request-accounting checks.
         .executableTarget(

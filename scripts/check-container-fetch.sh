@@ -3,7 +3,8 @@
 # makes a temporary root with the binary, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null (as
 # Docker provides even FROM scratch) and a mounted /proc, and chroots into it to fetch from
 # loopback HTTP (httpbin) and HTTPS (openssl s_server with a minted certificate), by IP and by a
-# name from the root's /etc/hosts, with the healthcheck spellings. Needs root (CI runs as root).
+# name from the root's /etc/hosts, with the healthcheck spellings, and sends a waiting fetch
+# SIGSEGV (one "fetch: crashed" line, exit 139). Needs root (CI runs as root).
 # Everything is unmounted, stopped (by PID) and removed on every exit path.
 #
 #   scripts/check-container-fetch.sh [BINARY]   BINARY: an already built static fetch
@@ -111,5 +112,20 @@ check "HTTPS, the CA bundle at the usual path" 0 "s_server" -- -fsS "https://ser
 check "healthcheck: -sSf -o /dev/null -w '%{http_code}'" 0 "^200$" -- -sSf -o /dev/null -w '%{http_code}' "http://service.test:$http_port/get"
 check "healthcheck: -w on an unhealthy service" 22 "^503$" -- -sf -w '%{http_code}\n' "http://service.test:$http_port/status/503"
 check "healthcheck: -fsSL follows a redirect" 0 '"url"' -- -fsSL "http://service.test:$http_port/redirect-to?url=/get"
+# A crash (the build has no unwind tables and the root no swift-backtrace): SIGSEGV sent to a
+# fetch waiting on a slow answer prints fetch's one line and still ends by the signal (139).
+crash_errors=$work/crash-errors
+env -i "$chroot_bin" "$root" /fetch -sS "http://127.0.0.1:$http_port/delay/10" >/dev/null 2>"$crash_errors" &
+crash_pid=$!
+sleep 1
+kill -SEGV "$crash_pid"  # env and chroot exec: the same process is fetch by now
+crash_status=0
+wait "$crash_pid" || crash_status=$?
+if [ "$crash_status" = 139 ] && grep -q "^fetch: crashed: SIGSEGV" "$crash_errors"; then
+    echo "ok    a crash: one line on stderr (exit $crash_status)"
+else
+    echo "FAIL  a crash: exit $crash_status, expected 139; stderr: $(head -c 300 "$crash_errors")"
+    failures=$((failures + 1))
+fi
 [ $failures = 0 ] || { echo "$failures chroot check(s) failed" >&2; exit 1; }
 echo "container fetch: all chroot checks passed"

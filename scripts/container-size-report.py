@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
-"""Where the container fetch's bytes go, from gold's link map (scripts/build-container-fetch.sh).
+"""Where the container fetch's bytes go, from lld's link map (scripts/build-container-fetch.sh).
 
-    container-size-report.py MAP [UNSTRIPPED-BINARY]
+    container-size-report.py MAP WHY-EXTRACT [UNSTRIPPED-BINARY]
 
-Prints the input sections the linker kept (after --gc-sections), summed per archive and per
-Lariat module; the FoundationEssentials members that weigh most; which archive members pulled
-in the regex engine and FoundationInternationalization (should be none); and how much of
-Lariat's own code is generic specializations, by the generic function specialized.
-.eh_frame is not listed per input file in gold's map: the section list above covers it.
+Prints the input sections the linker kept (after --gc-sections and --icf), summed per archive
+and per Lariat module; the FoundationEssentials members that weigh most; which archive members
+pulled in the regex engine and FoundationInternationalization (lld's --why-extract table); and
+how much of Lariat's own code is generic specializations, by the generic function specialized.
 """
 import bisect
 import collections
@@ -25,36 +24,36 @@ def owner(obj):
     return re.sub(r"\(.*", "", obj.split("/")[-1])
 
 
+# lld's map: "VMA LMA Size Align Out In Symbol" columns, hexadecimal; an output section at
+# column 1 of the name field, its input sections (`file:(section)`, `archive(member):(section)`)
+# 8 spaces further, their symbols 8 more.
+INPUT = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ {9}(\S.*):\((.+)\)$")
+
+
 def read_map(path):
-    """(section name, size, object) for every kept input section, and archive inclusion reasons."""
-    kept, included = [], {}
-    part, current, pending = "included", "", None
+    """(input section name, size, object, address) for every input section the linker kept."""
+    kept = []
     for line in open(path, errors="replace"):
-        if line.startswith("Discarded input sections"):
-            part = "discarded"
+        match = INPUT.match(line.rstrip("\n"))
+        if not match:
             continue
-        if line.startswith("Memory map"):
-            part = "kept"
+        address, size, obj, section = int(match.group(1), 16), int(match.group(2), 16), match.group(3), match.group(4)
+        if section.startswith((".debug", ".comment")) or obj.startswith("<internal>"):
             continue
-        if part == "included":
-            member = re.match(r"^(\S+\.a)\((.+)\)$", line.rstrip("\n"))
-            if member:
-                pending = member.group(1).split("/")[-1] + "(" + member.group(2) + ")"
-            elif pending and line.startswith(" "):
-                included[pending] = line.strip()
-                pending = None
-            continue
-        if part != "kept":
-            continue
-        # An input section's name may stand on its own line, its address and size on the next.
-        named = re.match(r"^ ([.\w$]\S*)", line)
-        if named:
-            current = named.group(1)
-        sized = re.match(r"^ (?:\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+\.(?:o|a)\S*)", line)
-        if not sized or current.startswith((".debug", ".comment")):
-            continue
-        kept.append((current, int(sized.group(2), 16), sized.group(3), int(sized.group(1), 16)))
-    return kept, included
+        kept.append((section, size, obj, address))
+    return kept
+
+
+def read_why_extract(path):
+    """lld's --why-extract table: archive member -> (the file that referenced it, the symbol)."""
+    included = {}
+    for line in open(path, errors="replace").read().splitlines()[1:]:
+        fields = line.split("\t")
+        if len(fields) == 3:
+            reference, extracted, symbol = fields
+            member = re.sub(r"^.*/", "", extracted)
+            included.setdefault(member, f"{reference} ({symbol})")
+    return included
 
 
 def generic_name(name):
@@ -88,7 +87,7 @@ def demangle(names):
 
 
 def main():
-    kept, included = read_map(sys.argv[1])
+    kept, included = read_map(sys.argv[1]), read_why_extract(sys.argv[2])
     by_owner = collections.Counter()
     for _, size, obj, _ in kept:
         by_owner[owner(obj)] += size
@@ -107,7 +106,7 @@ def main():
     for name, size in members.most_common(8):
         print(f"  {size / 1e3:6.0f} KB  {name}")
 
-    print("regex engine and FoundationInternationalization (why linked, from the map):")
+    print("regex engine and FoundationInternationalization (why linked, lld's --why-extract):")
     watched = [m for m in included if re.match(r"lib(swift_StringProcessing|swift_RegexParser|FoundationInternationalization|_FoundationICU)\.a", m)]
     for member in watched:
         print(f"  {member} <- {included[member][:160]}")
@@ -116,12 +115,12 @@ def main():
 
     # Lariat's functions sit in one .text input section per object, so the map cannot name them:
     # the unstripped binary's symbols (nm -S) are placed into those sections by address.
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 4:
         return
     ranges = sorted((address, address + size, owner(obj)) for section, size, obj, address in kept
                     if section.startswith(".text") and owner(obj).startswith("Lariat ") and address)
     starts = [start for start, _, _ in ranges]
-    listing = subprocess.run(["nm", "-S", "--defined-only", sys.argv[2]], capture_output=True, text=True).stdout
+    listing = subprocess.run(["nm", "-S", "--defined-only", sys.argv[3]], capture_output=True, text=True).stdout
     symbols = []
     for line in listing.splitlines():
         fields = line.split()

@@ -7,7 +7,8 @@
 #
 # System packages (apt, `apt-get update` at most once, only if something is missing):
 #   nginx curl wrk valgrind openssl taskset(util-linux) pkg-config libssl-dev zlib1g-dev time(GNU),
-#   binutils (readelf), mount and coreutils (chroot) for the container fetch check, hyperfine
+#   binutils (readelf), mount and coreutils (chroot) for the container fetch check, make and
+#   perl (its trimmed OpenSSL build, scripts/build-trimmed-openssl.sh), hyperfine
 #   if the archive has it, iproute2 (`ip`: the reachability tests' network namespaces), patch
 #   (scripts/autobahn/install.sh applies its Python 3 port with it).
 # Python: a venv at .build-venv/ (gitignored) with scripts/requirements-test.txt; the system
@@ -25,7 +26,8 @@ done
 
 # command-name:debian-package pairs; a package is installed only when its command is missing.
 required=(nginx:nginx curl:curl wrk:wrk valgrind:valgrind openssl:openssl taskset:util-linux
-    pkg-config:pkg-config readelf:binutils mount:mount chroot:coreutils ip:iproute2 patch:patch)
+    pkg-config:pkg-config readelf:binutils mount:mount chroot:coreutils ip:iproute2 patch:patch
+    make:make)
 optional=(hyperfine:hyperfine)
 
 missing=()
@@ -35,6 +37,9 @@ done
 if ! [ -f /usr/include/openssl/ssl.h ]; then missing+=(libssl-dev); fi
 # zlib headers and libz.a: the CZlib module (content coding) and the static container fetch.
 if ! [ -f /usr/include/zlib.h ]; then missing+=(zlib1g-dev); fi
+# OpenSSL's Configure (scripts/build-trimmed-openssl.sh, the container fetch) needs perl's
+# IPC::Cmd, which perl-base lacks.
+if ! perl -MIPC::Cmd -e 1 2>/dev/null; then missing+=(perl); fi
 # GNU time (not the shell keyword): the benchmark runner reads peak RSS of curl and wrk from it.
 if ! [ -x /usr/bin/time ]; then missing+=(time); fi
 

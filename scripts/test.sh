@@ -11,7 +11,8 @@
 #     Client and fetch suites,
 #  5. checks the minimal fetch binary links neither Foundation, FoundationNetworking nor libcurl,
 #     nor any package of ClientObservability or LariatOpenAPI (its link map and symbols),
-#  5b. builds the container fetch (fully static) and runs it chrooted in a root holding only
+#  5b. builds the container fetch (fully static, with its trimmed OpenSSL built from Debian's
+#     source) and runs it chrooted in a root holding only
 #     itself, a CA file, /etc/hosts, /etc/resolv.conf, /dev/null and /proc (as root; CI is),
 #  6. fuzzes the Wire parser, then the X.509 targets (certificate, chain, crl, ocsp, pkcs12)
 #     and pem, 60 s each under AddressSanitizer (fails on any crash or property violation),

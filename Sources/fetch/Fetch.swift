@@ -23,13 +23,22 @@ import Glibc
 
 @main
 struct Fetch {
-    static func main() async {
+    /// Synchronous, so the main thread never ends in `pthread_exit` (as an `async` `main` does,
+    /// in `dispatch_main()`): it runs the main queue until `run()` exits (MainQueueLoop.swift).
+    static func main() {
         // Before any other OpenSSL call: no OpenSSL cleanup at exit while a loop thread may
         // still be closing a connection (see OpenSSLLibrary).
         OpenSSLLibrary.initializeWithoutExitCleanup()
         // A reader that goes away (`fetch URL | head -c 10`) is a write error, exit 23 with
         // curl's message, not death by SIGPIPE (141).
         signal(SIGPIPE, SIG_IGN)
+        // A crash says so in one line (CrashMessage.swift): a scratch image has no backtracer.
+        CrashMessage.install()
+        MainQueueLoop.run { await run() }
+    }
+
+    /// The whole run, on the main actor; ends the process with curl's status.
+    @MainActor static func run() async -> Never {
         let invocation: Invocation
         do {
             invocation = try ArgumentWalker.parse(Array(CommandLine.arguments.dropFirst()), defaultConfig: ConfigFile.defaultPath())
