@@ -205,7 +205,7 @@ public class DataRequest: Request, @unchecked Sendable {
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer(
+        response(queue: queue, responseSerializer: DataResponseSerializer.reusingDefaults(
             dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
         ), completionHandler: completionHandler)
     }
