@@ -135,8 +135,26 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        serializeResponse(using: responseSerializer) { value in queue.async { completionHandler(value) } }
+        let deliver: @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void = { value in queue.async { completionHandler(value) } }
+        if Self.runsNoCallerCode(responseSerializer) {
+            serializeResponseInPlace(using: responseSerializer, deliver: deliver)
+        } else {
+            serializeResponse(using: responseSerializer, deliver: deliver)
+        }
         return self
+    }
+
+    /// Whether `serializer` runs none of the caller's code: a ``DataResponseSerializer`` with the
+    /// pass-through preprocessor (`responseData` with its defaults) only checks the status and
+    /// hands the body on. Such a serializer takes its turn where the request finished, as the
+    /// async API's serializers do (``serializeResponseInPlace(using:deliver:)``: a body up to
+    /// ``inlineSerializationLimit`` on the connection's loop), and its handler is still called on
+    /// the handler's queue: the hop to the serialization queue ran no one's code and cost two
+    /// allocations (closure context and Dispatch block) and a thread wake-up per request.
+    /// Serializers with a preprocessor, decoder or type of the caller's keep the serialization queue.
+    static func runsNoCallerCode(_ serializer: some DataResponseSerializerProtocol) -> Bool {
+        guard let data = serializer as? DataResponseSerializer else { return false }
+        return data.dataPreprocessor is PassthroughPreprocessor
     }
 
     /// Serializes the response once the request finished, on the serialization queue, and hands
