@@ -13,16 +13,18 @@ public class DataRequest: Request, @unchecked Sendable {
     public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
     /// What the request was built from.
-    public let convertible: any URLRequestConvertible
+    public var convertible: any URLRequestConvertible { builder.convertible }
+    /// What the URLRequest is built from, kept in the request itself (see ``RequestBuilder``).
+    private let builder: RequestBuilder
     private let modifier: (@Sendable (inout URLRequest) throws -> Void)?
     private let buffer = BodyBuffer()
     private let validators = ValidatorList()
     /// Set by `onHTTPResponse` (ResponseDisposition.swift).
     let httpResponseHandler = HTTPResponseHandlerSlot()
 
-    init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
+    init(builder: RequestBuilder, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
          interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
-        self.convertible = convertible
+        self.builder = builder
         self.modifier = modifier
         super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.request")
     }
@@ -33,7 +35,7 @@ public class DataRequest: Request, @unchecked Sendable {
     override func bodyOfferedToCache(for request: URLRequest) -> Data? { usesURLCache ? buffer.data ?? Data() : nil }
 
     override func makeURLRequest() throws -> URLRequest {
-        var request = try convertible.asURLRequest()
+        var request = try builder.asURLRequest()
         try modifier?(&request)
         return request
     }
