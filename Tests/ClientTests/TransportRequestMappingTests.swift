@@ -202,7 +202,7 @@ struct TransportRequestMappingTests {
         let request = try TransportRequest(URLRequest(url: URL(string: "http://example.test/")!), settings: settings,
                                            body: nil, cookies: nil, start: .now())
         let head = String(decoding: try RequestSerializer.serialize(request.head), as: UTF8.self)
-        let lines = head.split(separator: "\n").map { $0.filter { $0 != "\r" }.lowercased() }
+        let lines = head.split(whereSeparator: { $0 == "\r\n" }).map { $0.lowercased() }
         #expect(lines.filter { $0.hasPrefix("x-dup: ") }.count == 1, "\(head)")
         #expect(lines.contains("x-other: 3"), "\(head)")
     }
