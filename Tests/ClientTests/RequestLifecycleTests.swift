@@ -134,6 +134,47 @@ extension ClientIntegrationTests {
             #expect(handlerQueue == "completion")
         }
 
+        /// `responseData` with its defaults runs none of the caller's code, so it serializes where
+        /// the request finished (as the async API), and its handler still runs on the queue given,
+        /// for a small body (serialized on the loop) and a large one (off it); a preprocessor of
+        /// the caller's keeps Alamofire's serialization queue.
+        @Test("completion API: responseData's handler keeps its queue; a caller's preprocessor runs on the serialization queue")
+        func responseDataQueues() async throws {
+            let large = String(repeating: "y", count: 100 * 1024)
+            let server = try ScriptedServer(script: [
+                .expectRequest, cannedResponse("small"), .expectRequest, cannedResponse(large),
+                .expectRequest, cannedResponse("pre"),
+            ])
+            defer { server.stop() }
+            let key = DispatchSpecificKey<String>()
+            let serializationQueue = DispatchQueue(label: "test.serialization")
+            serializationQueue.setSpecific(key: key, value: "serialization")
+            let completionQueue = DispatchQueue(label: "test.completion")
+            completionQueue.setSpecific(key: key, value: "completion")
+            let session = Session(serializationQueue: serializationQueue)
+            let url = "http://127.0.0.1:\(server.port)/"
+
+            for expected in ["small", large] {
+                let (data, handlerQueue) = await withCheckedContinuation { continuation in
+                    session.request(url).responseData(queue: completionQueue) { response in
+                        continuation.resume(returning: (response.value, DispatchQueue.getSpecific(key: key)))
+                    }
+                }
+                #expect(data == Data(expected.utf8), "body of \(expected.utf8.count) bytes")
+                #expect(handlerQueue == "completion")
+            }
+
+            let preprocessor = QueueRecordingPreprocessor(key: key)
+            let (data, handlerQueue) = await withCheckedContinuation { continuation in
+                session.request(url).responseData(queue: completionQueue, dataPreprocessor: preprocessor) { response in
+                    continuation.resume(returning: (response.value, DispatchQueue.getSpecific(key: key)))
+                }
+            }
+            #expect(data == Data("pre".utf8))
+            #expect(handlerQueue == "completion")
+            #expect(preprocessor.queues == ["serialization"])
+        }
+
         /// Context switches per keep-alive GET through the async API, summed over every thread
         /// of this process from `/proc/self/task/*/status` (voluntary + involuntary). Needs a
         /// keep-alive server in another process, so its threads are not counted: set
@@ -197,6 +238,18 @@ extension ClientIntegrationTests {
 }
 
 /// Records where it ran: the thread's name and the Dispatch queue tagged with `key`, if any.
+/// Passes the body through and records the queue (by `key`) it ran on.
+private final class QueueRecordingPreprocessor: DataPreprocessor {
+    let key: DispatchSpecificKey<String>
+    private let seen = Mutex<[String?]>([])
+    init(key: DispatchSpecificKey<String>) { self.key = key }
+    var queues: [String?] { seen.withLock { $0 } }
+    func preprocess(_ data: Data) throws -> Data {
+        seen.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
+        return data
+    }
+}
+
 private struct ThreadRecordingSerializer: DataResponseSerializerProtocol {
     struct Record: Sendable {
         var count: Int

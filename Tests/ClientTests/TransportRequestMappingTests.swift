@@ -64,6 +64,9 @@ struct TransportRequestMappingTests {
             url: "http://example.test/", fields: [("accept", "a/b")],
             additional: ["Accept": "x/y", "User-Agent": "ua/1"],
             key: "http://example.test:80", head: ["GET / HTTP/1.1", "Host: example.test", "accept: a/b", "User-Agent: ua/1"]),
+        Row(name: "additional headers: a Host among them sets the authority, framing fields among them are dropped",
+            url: "http://example.test/", additional: ["Host": "h.test", "Content-Length": "5", "Transfer-Encoding": "chunked"],
+            key: "http://example.test:80", head: ["GET / HTTP/1.1", "Host: h.test"]),
         // framing
         Row(name: "framing: POST without a body says Content-Length: 0", url: "http://example.test/", method: "POST",
             key: "http://example.test:80", head: ["POST / HTTP/1.1", "Host: example.test", "Content-Length: 0"],
@@ -183,6 +186,25 @@ struct TransportRequestMappingTests {
         case .taskFailed(let code):
             #expect(((error as? AFError)?.underlyingError as? URLError)?.code == code, "\(name): \(String(describing: error))")
         }
+    }
+
+    @Test("additional headers: of two names equal ignoring case one is sent, and none the request sets")
+    func additionalHeadersEqualIgnoringCase() throws {
+        let additional = ["X-Dup": "1", "x-dup": "2", "X-Other": "3"]
+        func sent(to own: HTTPHeaders) -> [String] {
+            additional.indices.filter { TransportRequest.addsAdditionalHeader(at: $0, of: additional, to: own) }
+                .map { additional[$0].key.lowercased() }.sorted()
+        }
+        #expect(sent(to: HTTPHeaders()) == ["x-dup", "x-other"])
+        #expect(sent(to: HTTPHeaders([HTTPHeader(name: "X-DUP", value: "0")])) == ["x-other"])
+        var settings = URLSessionConfiguration.Settings()
+        settings.httpAdditionalHeaders = additional
+        let request = try TransportRequest(URLRequest(url: URL(string: "http://example.test/")!), settings: settings,
+                                           body: nil, cookies: nil, start: .now())
+        let head = String(decoding: try RequestSerializer.serialize(request.head), as: UTF8.self)
+        let lines = head.split(whereSeparator: { $0 == "\r\n" }).map { $0.lowercased() }
+        #expect(lines.filter { $0.hasPrefix("x-dup: ") }.count == 1, "\(head)")
+        #expect(lines.contains("x-other: 3"), "\(head)")
     }
 
     @Test("Session: an unsupported URL becomes a refused exchange, not an error before the task")

@@ -13,16 +13,18 @@ public class DataRequest: Request, @unchecked Sendable {
     public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
     /// What the request was built from.
-    public let convertible: any URLRequestConvertible
+    public var convertible: any URLRequestConvertible { builder.convertible }
+    /// What the URLRequest is built from, kept in the request itself (see ``RequestBuilder``).
+    private let builder: RequestBuilder
     private let modifier: (@Sendable (inout URLRequest) throws -> Void)?
     private let buffer = BodyBuffer()
     private let validators = ValidatorList()
     /// Set by `onHTTPResponse` (ResponseDisposition.swift).
     let httpResponseHandler = HTTPResponseHandlerSlot()
 
-    init(convertible: any URLRequestConvertible, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
+    init(builder: RequestBuilder, modifier: (@Sendable (inout URLRequest) throws -> Void)?,
          interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
-        self.convertible = convertible
+        self.builder = builder
         self.modifier = modifier
         super.init(context: context, interceptor: interceptor, queueLabel: "org.lariat.request")
     }
@@ -33,7 +35,7 @@ public class DataRequest: Request, @unchecked Sendable {
     override func bodyOfferedToCache(for request: URLRequest) -> Data? { usesURLCache ? buffer.data ?? Data() : nil }
 
     override func makeURLRequest() throws -> URLRequest {
-        var request = try convertible.asURLRequest()
+        var request = try builder.asURLRequest()
         try modifier?(&request)
         return request
     }
@@ -135,8 +137,26 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        serializeResponse(using: responseSerializer) { value in queue.async { completionHandler(value) } }
+        let deliver: @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void = { value in queue.async { completionHandler(value) } }
+        if Self.runsNoCallerCode(responseSerializer) {
+            serializeResponseInPlace(using: responseSerializer, deliver: deliver)
+        } else {
+            serializeResponse(using: responseSerializer, deliver: deliver)
+        }
         return self
+    }
+
+    /// Whether `serializer` runs none of the caller's code: a ``DataResponseSerializer`` with the
+    /// pass-through preprocessor (`responseData` with its defaults) only checks the status and
+    /// hands the body on. Such a serializer takes its turn where the request finished, as the
+    /// async API's serializers do (``serializeResponseInPlace(using:deliver:)``: a body up to
+    /// ``inlineSerializationLimit`` on the connection's loop), and its handler is still called on
+    /// the handler's queue: the hop to the serialization queue ran no one's code and cost two
+    /// allocations (closure context and Dispatch block) and a thread wake-up per request.
+    /// Serializers with a preprocessor, decoder or type of the caller's keep the serialization queue.
+    static func runsNoCallerCode(_ serializer: some DataResponseSerializerProtocol) -> Bool {
+        guard let data = serializer as? DataResponseSerializer else { return false }
+        return data.dataPreprocessor is PassthroughPreprocessor
     }
 
     /// Serializes the response once the request finished, on the serialization queue, and hands
@@ -205,7 +225,7 @@ public class DataRequest: Request, @unchecked Sendable {
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer(
+        response(queue: queue, responseSerializer: DataResponseSerializer.reusingDefaults(
             dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
         ), completionHandler: completionHandler)
     }

@@ -204,15 +204,8 @@ open class Session: @unchecked Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        let box = ParametersBox(parameters)
-        let convertible = ClosureRequestConvertible {
-            let request = try URLRequest(url: convertible, method: method, headers: headers)
-            // URLEncoding returns a request without parameters unchanged; skipping it saves
-            // boxing the request as `any URLRequestConvertible`, an allocation per request.
-            if box.parameters == nil, encoding is URLEncoding { return request }
-            return try encoding.encode(request, with: box.parameters)
-        }
-        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, context: context)
+        let parts = RequestParts(url: convertible, method: method, parameters: ParametersBox(parameters), encoding: encoding, headers: headers)
+        return DataRequest(builder: .parts(parts), modifier: requestModifier, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -242,7 +235,7 @@ open class Session: @unchecked Sendable {
             let request = try URLRequest(url: convertible, method: method, headers: headers)
             return try encoder.encode(parameters, into: request)
         }
-        return DataRequest(convertible: convertible, modifier: requestModifier, interceptor: interceptor, context: context)
+        return DataRequest(builder: .convertible(convertible), modifier: requestModifier, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 
@@ -254,7 +247,7 @@ open class Session: @unchecked Sendable {
     ///     `nil` (the default): the session's `startRequestsImmediately`.
     public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
                         shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
-        DataRequest(convertible: convertible, modifier: nil, interceptor: interceptor, context: context)
+        DataRequest(builder: .convertible(convertible), modifier: nil, interceptor: interceptor, context: context)
             .automaticallyResuming(shouldAutomaticallyResume)
     }
 }
@@ -264,6 +257,52 @@ extension Session {
     /// settings and cookies (see `RequestContext.transportRequest(for:uploadBody:start:)`).
     func transportRequest(for request: URLRequest, uploadBody: RequestBody? = nil, start: Deadline = .now()) throws -> TransportRequest {
         try context.transportRequest(for: request, uploadBody: uploadBody, start: start)
+    }
+}
+
+/// What a ``DataRequest`` builds its URLRequest from, when it starts: a convertible, or the parts
+/// given to `Session.request(_:method:parameters:encoding:headers:…)`. The parts are stored in the
+/// request as they are: a closure capturing them, or the parts boxed as
+/// `any URLRequestConvertible` (they do not fit an existential's inline buffer), was an
+/// allocation per request. `DataRequest.convertible` boxes them only when read.
+enum RequestBuilder: Sendable {
+    /// A convertible given by the caller (or a closure of the session's).
+    case convertible(any URLRequestConvertible)
+    /// A URL, method, `[String: Any]` parameters, their encoding and headers.
+    case parts(RequestParts)
+
+    /// The builder as a convertible.
+    var convertible: any URLRequestConvertible {
+        switch self {
+        case .convertible(let convertible): convertible
+        case .parts(let parts): parts
+        }
+    }
+
+    /// Builds the URLRequest.
+    func asURLRequest() throws -> URLRequest {
+        switch self {
+        case .convertible(let convertible): try convertible.asURLRequest()
+        case .parts(let parts): try parts.asURLRequest()
+        }
+    }
+}
+
+/// The arguments of `Session.request(_:method:parameters:encoding:headers:…)`, made into a
+/// URLRequest when the request starts (Alamofire's `RequestConvertible`).
+struct RequestParts: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let parameters: ParametersBox
+    let encoding: any ParameterEncoding
+    let headers: HTTPHeaders?
+
+    func asURLRequest() throws -> URLRequest {
+        let request = try URLRequest(url: url, method: method, headers: headers)
+        // URLEncoding returns a request without parameters unchanged; skipping it saves
+        // boxing the request as `any URLRequestConvertible`, an allocation per request.
+        if parameters.parameters == nil, encoding is URLEncoding { return request }
+        return try encoding.encode(request, with: parameters.parameters)
     }
 }
 

@@ -53,17 +53,26 @@ extension TransportRequest {
         let scheme = try Self.scheme(of: url)
         let route = try Self.origin(of: url, scheme: scheme)
         var authority = route.authority
-        let headers = Self.headers(urlRequest.headers, adding: settings.httpAdditionalHeaders)
+        // The request's fields, then each additional header it does not set itself, written
+        // straight into the one array the head keeps (a merged HTTPHeaders first was a second
+        // array per request).
+        let requestHeaders = urlRequest.headers
+        let additional = settings.httpAdditionalHeaders ?? [:]
         var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(headers.count)
-        for header in headers {
-            switch header.name.lowercased() {
-            case "host": authority = header.value
+        fields.reserveCapacity(requestHeaders.count + additional.count)
+        func add(_ name: String, _ value: String) {
+            switch name.lowercased() {
+            case "host": authority = value
             // Framing is written from the body: an in-memory body always has a known length, so
             // a caller's Content-Length or Transfer-Encoding is replaced by the real one.
-            case "content-length", "transfer-encoding": continue
-            default: fields.append((header.name, header.value))
+            case "content-length", "transfer-encoding": break
+            default: fields.append((name, value))
             }
+        }
+        for header in requestHeaders { add(header.name, header.value) }
+        for index in additional.indices {
+            let (name, value) = additional[index]
+            if Self.addsAdditionalHeader(at: index, of: additional, to: requestHeaders) { add(name, value) }
         }
         // Cookies for this exchange's own URL (every redirect hop asks again); the caller gives
         // none when the request carries its own Cookie field, kept as URLSession keeps it.
@@ -145,21 +154,20 @@ extension TransportRequest {
         return (ConnectionKey(isTLS: isTLS, host: bareHost, port: port), authority)
     }
 
-    /// The request's header fields, then each of the configuration's additional headers the
-    /// request does not set itself (case-insensitively), as URLSession merges them.
+    /// Whether the configuration's additional header at `index` is sent, as URLSession merges
+    /// them: only when the request does not set that name itself, nor an additional header
+    /// before it in the dictionary's order (names compared case-insensitively).
     ///
     /// - Parameters:
-    ///   - headers: The request's fields.
-    ///   - additional: `httpAdditionalHeaders`; `nil` for none.
-    /// - Returns: The merged fields.
-    static func headers(_ headers: HTTPHeaders, adding additional: [String: String]?) -> HTTPHeaders {
-        guard let additional, !additional.isEmpty else { return headers }
-        var headers = headers
-        headers.reserveCapacity(headers.count + additional.count)  // not grown one field at a time
-        for (name, value) in additional where headers.value(for: name) == nil {
-            headers.add(name: name, value: value)
-        }
-        return headers
+    ///   - index: The header's position in `additional`.
+    ///   - additional: `httpAdditionalHeaders`.
+    ///   - requestHeaders: The request's own fields.
+    /// - Returns: `true` to send it after the request's fields.
+    static func addsAdditionalHeader(at index: Dictionary<String, String>.Index, of additional: [String: String],
+                                     to requestHeaders: HTTPHeaders) -> Bool {
+        let name = additional[index].key
+        guard requestHeaders.value(for: name) == nil else { return false }
+        return !additional[additional.startIndex..<index].contains { HTTPHeader(name: $0.key, value: "").hasName(name) }
     }
 
     /// The framing of `body` for `method`: its length, chunked for a stream of unknown length,

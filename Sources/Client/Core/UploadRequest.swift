@@ -44,7 +44,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
          interceptor: (any RequestInterceptor)? = nil, context: RequestContext) {
         self.source = source
         self.fileManager = fileManager
-        super.init(convertible: convertible, modifier: modifier, interceptor: interceptor, context: context)
+        super.init(builder: .convertible(convertible), modifier: modifier, interceptor: interceptor, context: context)
     }
 
     override var usesURLCache: Bool { false }  // an upload is never served from or stored in the cache

@@ -54,7 +54,7 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<Data> {
-        serializingResponse(using: DataResponseSerializer(
+        serializingResponse(using: DataResponseSerializer.reusingDefaults(
             dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
         ), automaticallyCancelling: shouldAutomaticallyCancel)
     }

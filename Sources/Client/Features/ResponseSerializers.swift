@@ -46,6 +46,25 @@ public final class DataResponseSerializer: ResponseSerializer {
     }
 }
 
+extension DataResponseSerializer {
+    /// A serializer with every default, made once: `responseData` and `serializingData` called
+    /// with their default arguments share it instead of making one per request (an allocation).
+    /// It holds only its immutable settings, so sharing it changes no result.
+    static let withDefaults = DataResponseSerializer()
+
+    /// ``withDefaults`` when the arguments are the defaults (the pass-through preprocessor and the
+    /// default sets), else a new serializer with them.
+    static func reusingDefaults(dataPreprocessor: any DataPreprocessor, emptyResponseCodes: Set<Int>,
+                                emptyRequestMethods: Set<HTTPMethod>) -> DataResponseSerializer {
+        if dataPreprocessor is PassthroughPreprocessor, emptyResponseCodes == defaultEmptyResponseCodes,
+           emptyRequestMethods == defaultEmptyRequestMethods {
+            return withDefaults
+        }
+        return DataResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                                      emptyRequestMethods: emptyRequestMethods)
+    }
+}
+
 extension ResponseSerializer where Self == DataResponseSerializer {
     /// A ``DataResponseSerializer``.
     ///
