@@ -97,6 +97,17 @@ extension ClientIntegrationTests {
             #expect(request.state == .finished)
         }
 
+        /// A session whose serialization queue, and a completion queue, name themselves under
+        /// `key` ("serialization", "completion").
+        static func labelledQueues() -> (key: DispatchSpecificKey<String>, completion: DispatchQueue, session: Session) {
+            let key = DispatchSpecificKey<String>()
+            let serializationQueue = DispatchQueue(label: "test.serialization")
+            serializationQueue.setSpecific(key: key, value: "serialization")
+            let completionQueue = DispatchQueue(label: "test.completion")
+            completionQueue.setSpecific(key: key, value: "completion")
+            return (key, completionQueue, Session(serializationQueue: serializationQueue))
+        }
+
         /// Where serializers run: the async API serializes a small body on the connection's loop
         /// (no hop), a body over 64 KiB off the loop; the completion-handler API keeps
         /// Alamofire's queues (serializer on the serialization queue, handler on the queue given).
@@ -108,12 +119,7 @@ extension ClientIntegrationTests {
                 .expectRequest, cannedResponse("small"),
             ])
             defer { server.stop() }
-            let key = DispatchSpecificKey<String>()
-            let serializationQueue = DispatchQueue(label: "test.serialization")
-            serializationQueue.setSpecific(key: key, value: "serialization")
-            let completionQueue = DispatchQueue(label: "test.completion")
-            completionQueue.setSpecific(key: key, value: "completion")
-            let session = Session(serializationQueue: serializationQueue)
+            let (key, completionQueue, session) = Self.labelledQueues()
             let url = "http://127.0.0.1:\(server.port)/"
             let recorder = ThreadRecordingSerializer(key: key)
 
@@ -146,12 +152,7 @@ extension ClientIntegrationTests {
                 .expectRequest, cannedResponse("pre"),
             ])
             defer { server.stop() }
-            let key = DispatchSpecificKey<String>()
-            let serializationQueue = DispatchQueue(label: "test.serialization")
-            serializationQueue.setSpecific(key: key, value: "serialization")
-            let completionQueue = DispatchQueue(label: "test.completion")
-            completionQueue.setSpecific(key: key, value: "completion")
-            let session = Session(serializationQueue: serializationQueue)
+            let (key, completionQueue, session) = Self.labelledQueues()
             let url = "http://127.0.0.1:\(server.port)/"
 
             for expected in ["small", large] {
