@@ -7,6 +7,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Synchronization
 import Testing
 import MetricsTestKit
 import Client
@@ -87,6 +88,34 @@ struct PoolGaugesReleaseTests {
         #expect(await eventually { (0..<server.connectionCount).allSatisfy { server.clientClosed(connection: $0) } })
         #expect(await eventually { idle(metrics, port: server.port) == 0 })
         #expect(server.failures.isEmpty, Comment(rawValue: server.failures.joined(separator: "; ")))
+    }
+
+    private func gauge(_ metrics: TestMetrics, port: Int, _ state: String) -> Double? {
+        let origin = [("scheme", "http"), ("host", "127.0.0.1"), ("port", String(port))]
+        return try? metrics.expectGauge(MetricsEventMonitor.Label.poolConnections, origin + [("state", state)]).lastValue
+    }
+
+    @Test("released while a request is on the wire (nothing else holds it): the busy connection closes later, leased reads 0")
+    func releasedWhileBusy() async throws {
+        let server = try ScriptedServer(
+            script: [.expectRequest, .sleep(.milliseconds(300)), .send(Self.response), .waitForClientClose],
+            stepTimeout: Self.stepTimeout)
+        defer { server.stop() }
+        let metrics = TestMetrics()
+        var session: Session? = Session(eventMonitors: [MetricsEventMonitor(factory: metrics)])
+        let ended = Atomic<Bool>(false)
+        // Nothing of the caller's holds the request: only its session does, until it ends.
+        session!.request("http://127.0.0.1:\(server.port)/slow").response(queue: .global()) { _ in
+            ended.store(true, ordering: .releasing)
+        }
+        #expect(await eventually { gauge(metrics, port: server.port, "leased") == 1 })
+        #expect(await eventually { server.requests.count == 1 }, "the request never reached the server")
+        session = nil
+        #expect(await eventually { ended.load(ordering: .acquiring) }, "the request never ended")
+        #expect(await eventually { server.clientClosed(connection: 0) }, "the busy connection stayed open")
+        #expect(await eventually { gauge(metrics, port: server.port, "leased") == 0 },
+                "leased gauge \(String(describing: gauge(metrics, port: server.port, "leased")))")
+        #expect(gauge(metrics, port: server.port, "idle") ?? 0 == 0)
     }
 
     @Test("released after four requests at a limit of two (two waited for a connection): every connection closed, idle reads 0")
