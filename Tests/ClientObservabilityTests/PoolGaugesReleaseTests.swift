@@ -98,7 +98,7 @@ struct PoolGaugesReleaseTests {
     @Test("released while a request is on the wire (nothing else holds it): the busy connection closes later, leased reads 0")
     func releasedWhileBusy() async throws {
         let server = try ScriptedServer(
-            script: [.expectRequest, .sleep(.milliseconds(300)), .send(Self.response), .waitForClientClose],
+            script: [.expectRequest, .sleep(.seconds(2)), .send(Self.response), .waitForClientClose],
             stepTimeout: Self.stepTimeout)
         defer { server.stop() }
         let metrics = TestMetrics()
@@ -108,8 +108,10 @@ struct PoolGaugesReleaseTests {
         session!.request("http://127.0.0.1:\(server.port)/slow").response(queue: .global()) { _ in
             ended.store(true, ordering: .releasing)
         }
-        #expect(await eventually { gauge(metrics, port: server.port, "leased") == 1 })
         #expect(await eventually { server.requests.count == 1 }, "the request never reached the server")
+        // Stored before the request went out; the server holds its answer for 2 s (a poll for
+        // the gauge instead missed a shorter window in a parallel run).
+        #expect(gauge(metrics, port: server.port, "leased") == 1)
         session = nil
         #expect(await eventually { ended.load(ordering: .acquiring) }, "the request never ended")
         #expect(await eventually { server.clientClosed(connection: 0) }, "the busy connection stayed open")
