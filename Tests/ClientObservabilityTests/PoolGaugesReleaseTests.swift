@@ -7,6 +7,7 @@ import Foundation
 #else
 import FoundationEssentials
 #endif
+import Dispatch
 import Synchronization
 import Testing
 import MetricsTestKit
