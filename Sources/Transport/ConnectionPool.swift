@@ -240,7 +240,9 @@ package final class ConnectionPool: Sendable {
                 // (a socket callback submitting, e.g. a retry, has no task and takes the queue).
                 connection.value.start(exchange, reused: true)
             } else if reused {
-                connection.loop.execute { connection.value.start(exchange, reused: true) }
+                // The job holds the pool until the connection holds it (`busyPool`): the machine
+                // leased the connection, so its release or close must find the pool.
+                connection.loop.execute { [self] in withExtendedLifetime(self) { connection.value.start(exchange, reused: true) } }
             } else {
                 // Fresh: only `established` produces this, on the connection's loop, in the same
                 // loop turn that registered the connection, so a cancel decided after it is

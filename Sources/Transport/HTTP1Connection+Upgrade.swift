@@ -22,6 +22,7 @@ extension HTTP1Connection {
         let pending = pump.takePendingCiphertext()
         socket.handler = nil
         pool?.connectionClosed(self)
+        busyPool = nil
         run.exchange.deliver(.head(head))
         guard let upgrade = run.exchange.request.upgrade else { preconditionFailure("a 101 accepted without an upgrade offer") }
         upgrade.accept(UpgradedConnection(

@@ -26,6 +26,12 @@ final class HTTP1Connection: SocketHandler {
     /// Weak: the loop keeps a connection alive (its socket's handler) after the Session and its
     /// pool are gone, and Session.deinit closes idle connections on their loops afterwards.
     private(set) weak var pool: ConnectionPool?
+    /// The pool, held strongly while an exchange (or its TLS handshake) is on the connection, so
+    /// the release or close that ends it reaches the pool's machine and observer even when
+    /// nothing else holds the pool (a released Session's busy connection: its counts stayed
+    /// "leased 1"). Cleared when the connection goes back to the pool or closes: an idle
+    /// connection never keeps its pool alive.
+    var busyPool: ConnectionPool?
     /// How long the connection may wait in the pool for its next request.
     private let idleTimeout: Duration
     /// The driver's record of one exchange, kept in the machine's states that have one.
@@ -89,6 +95,7 @@ final class HTTP1Connection: SocketHandler {
         if let idle = exchange.request.idleTimeout { limit = min(limit, now + idle) }
         if let connect = exchange.request.connectTimeout { limit = min(limit, now + connect) }
         machine.handshakeStarted(Run(exchange: exchange), deadline: limit)
+        busyPool = pool
         exchange.timings.secureConnectionStart = Date()
         syncTimer()
         driveHandshake()
@@ -105,6 +112,7 @@ final class HTTP1Connection: SocketHandler {
             close()
             return resubmit(exchange)
         }
+        busyPool = pool  // the caller (the pool, or its queued start) holds it until here
         guard exchange.enter(.running(LoopBound(self, loop: loop))) else {
             exchange.complete(.failure(TransportError(.cancelled, "cancelled"), nil))
             return returnToPool()
@@ -304,12 +312,14 @@ final class HTTP1Connection: SocketHandler {
     private func fail(_ run: Run, _ failure: Machine.Failure, retry: Bool) {
         let exchange = run.exchange
         let error = transportError(failure)
+        let holding = busyPool  // the close lets it go; a silent retry goes back to it
         close()
         // A stream body's bytes are gone once read: never sent again silently.
         if retry && !exchange.isCancelled && exchange.request.body?.isReplayable != false {
             exchange.attempt += 1
             exchange.requiresFreshConnection = true
             resubmit(exchange)
+            withExtendedLifetime(holding) {}
         } else {
             var partial = run.summary
             partial?.timings.responseEnd = Date()
@@ -339,6 +349,7 @@ final class HTTP1Connection: SocketHandler {
         guard machine.isIdle, socket.isOpen, let pool else { return close() }
         armTimer(at: .now() + idleTimeout)
         pool.release(self)
+        busyPool = nil
     }
 
     /// Fails a running request for a reason of the driver's (the body file became unreadable).
@@ -366,6 +377,7 @@ final class HTTP1Connection: SocketHandler {
         socket.handler = nil
         socket.close()
         pool?.connectionClosed(self)
+        busyPool = nil
     }
 
     /// Hands `exchange` back to the pool for another connection; fails it if the pool is gone.

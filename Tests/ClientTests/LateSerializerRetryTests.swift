@@ -78,6 +78,40 @@ extension ClientIntegrationTests {
             #expect(delivered.load(ordering: .relaxed) == 1)
         }
 
+        /// The late serializer's retry waits out a delay: the request is live again, so the
+        /// session's `cancelAllRequests()` finds it and cancels it (no second request is sent),
+        /// as Alamofire's session, which tracks a request again when it retries.
+        @Test func delayedRetryIsCancelledWithTheSession() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, cannedResponse("not json"), .expectRequest, cannedResponse("{\"a\":7}"), .sleep(.milliseconds(300)),
+            ])
+            defer { server.stop() }
+            let asked = Atomic<Int>(0)
+            let retrier = Retrier { request, _, _, completion in
+                asked.add(1, ordering: .relaxed)
+                completion(request.retryCount == 0 ? .retryWithDelay(1) : .doNotRetry)
+            }
+            let session = Session(interceptor: retrier)
+            let request = session.request("http://127.0.0.1:\(server.port)/x")
+            await Self.finish(request)
+            let response = Task { await request.serializingDecodable(Value.self).response }
+            // Bounded wait for the retrier's answer; the retry is then in its 1 s delay.
+            for _ in 0..<500 where asked.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(asked.load(ordering: .relaxed) == 1)
+            let tracked = await withCheckedContinuation { continuation in
+                session.withAllRequests { continuation.resume(returning: $0.contains(request)) }
+            }
+            #expect(tracked, "the request retrying for its late serializer is not among the session's live requests")
+            session.cancelAllRequests()
+            let result = await response.value
+            #expect(result.error?.isExplicitlyCancelledError == true, "got \(String(describing: result.error)), value \(String(describing: result.value))")
+            #expect(request.state == .cancelled)
+            #expect(request.retryCount == 0)
+            try await Task.sleep(for: .milliseconds(1200))  // past the delay: a retry would have sent now
+            #expect(server.requests.count == 1)
+            withExtendedLifetime(session) {}
+        }
+
         /// A late serializer that succeeds never asks the retrier, and a late plain handler runs at once.
         @Test func successDoesNotAsk() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("{\"a\":1}"), .sleep(.milliseconds(300))])

@@ -49,6 +49,37 @@ extension ClientIntegrationTests {
             #expect(afterShutdown.allSatisfy { $0.isEmpty }, "\(recorder.stored)")
             #expect(recorder.log.withLock { $0.published } == recorder.stored.count)
         }
+
+        @Test("released (shut down, then dropped) while its one exchange runs: the response ends it, the connection closes, the counts end empty")
+        func releasedWhileBusy() async throws {
+            let server = try ScriptedServer(script: [
+                .expectRequest, .sleep(.milliseconds(300)), .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), .waitForClientClose,
+            ])
+            defer { server.stop() }
+            let recorder = Recorder()
+            var configuration = ConnectionPool.Configuration()
+            configuration.observer = recorder
+            var pool: ConnectionPool? = ConnectionPool(group: .shared, configuration: configuration)
+            weak let released = pool
+            let probe = ExchangeProbe(PoolTests.request(port: server.port))
+            pool!.execute(probe.exchange)
+            #expect(await eventually { server.requests.count == 1 }, "the request never reached the server")
+            #expect(recorder.stored.last == ConnectionPoolCounts(leased: 1), "\(recorder.stored)")
+            // What a Session's release does to its pool (RequestContext.sessionReleased), with no
+            // request left to hold it: a caller of the pool's own API owes it nothing more.
+            pool!.closeIdleConnections()
+            pool = nil
+            guard case .end? = await probe.outcome(within: .seconds(5)) else {
+                Issue.record("the running exchange must end normally")
+                return
+            }
+            #expect(await eventually { server.clientClosed(connection: 0) }, "the connection stayed open")
+            // The connection held the pool only weakly: the release found it gone, the close
+            // skipped it, and the observer kept "leased 1".
+            #expect(await eventually { recorder.stored.last == ConnectionPoolCounts() }, "\(recorder.stored)")
+            #expect(await eventually { released == nil }, "the pool outlived its last connection's exchange")
+            #expect(server.failures.isEmpty, Comment(rawValue: server.failures.joined(separator: "; ")))
+        }
     }
 }
 

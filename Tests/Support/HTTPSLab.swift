@@ -59,7 +59,7 @@ package struct HTTPSLab: Sendable {
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try process.run()
+        try withCleanSignalMask { try process.run() }
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
@@ -92,7 +92,7 @@ package final class HTTPSServer: @unchecked Sendable {
         ] + (chain.map { ["-cert_chain", lab.path($0)] } ?? []) + arguments
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try withCleanSignalMask { try process.run() }
         // Ready once a TCP connect succeeds (s_server prints nothing with -quiet).
         let deadline = Date().addingTimeInterval(5)
         while !HTTPSServer.canConnect(port: port) {
@@ -104,11 +104,10 @@ package final class HTTPSServer: @unchecked Sendable {
         }
     }
 
-    /// Terminates the server process this object started.
-    /// SIGKILL, not `terminate()`'s SIGTERM: the child inherits the test thread's signal mask,
-    /// which can block SIGTERM.
+    /// Terminates the server process this object started (SIGTERM: it was started with no
+    /// signal blocked, whichever thread started it) and waits for it.
     package func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
     }
 

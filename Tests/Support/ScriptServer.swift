@@ -37,7 +37,7 @@ package final class ScriptServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try withCleanSignalMask { try process.run() }  // so SIGTERM can end it
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
             line += byte

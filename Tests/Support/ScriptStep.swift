@@ -27,6 +27,11 @@ extension ScriptedServer {
         case shutdownWrite
         /// Read (recording bytes) until the client closes; a timeout is a failure.
         case waitForClientClose
+        /// Answer every request the client sends on the connection with these bytes, each after
+        /// `delay`, until the client closes (not a failure); waiting longer than the step timeout
+        /// for the next request is one. For a pool that may put any number of requests on one
+        /// keep-alive connection (it reuses the most recently released first). Ends the script.
+        case respondToEachRequest([UInt8], after: Duration)
 
         /// Sends the UTF-8 bytes of `text`.
         ///
@@ -34,6 +39,17 @@ extension ScriptedServer {
         /// - Returns: A ``send(_:)-swift.enum.case`` step.
         public static func send(_ text: String) -> Step {
             .send(Array(text.utf8))
+        }
+
+        /// Answers every request with the UTF-8 bytes of `text`, each after `delay`, until the
+        /// client closes.
+        ///
+        /// - Parameters:
+        ///   - text: The response, for example a canned HTTP response.
+        ///   - delay: How long each request waits for it.
+        /// - Returns: A ``respondToEachRequest(_:after:)-swift.enum.case`` step.
+        public static func respondToEachRequest(_ text: String, after delay: Duration = .zero) -> Step {
+            .respondToEachRequest(Array(text.utf8), after: delay)
         }
 
         /// Expects the UTF-8 bytes of `text`.
@@ -56,6 +72,7 @@ extension ScriptedServer {
             case .reset: return "reset"
             case .shutdownWrite: return "shutdownWrite"
             case .waitForClientClose: return "waitForClientClose"
+            case .respondToEachRequest(let bytes, let delay): return "respondToEachRequest(\(bytes.count) bytes, after: \(delay))"
             }
         }
     }

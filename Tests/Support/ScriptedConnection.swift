@@ -104,6 +104,22 @@ struct ScriptedConnection {
         case .shutdownWrite:
             shutdown(fd, Int32(SHUT_WR))
             return nil
+        case .respondToEachRequest(let bytes, let delay):
+            while true {
+                let deadline = ContinuousClock.now + server.stepTimeout
+                // The client closing between requests ends the step; mid-request it is a failure.
+                while case .incomplete = RequestFramer.frame(pending) {
+                    switch readMore(until: deadline) {
+                    case .bytes: continue
+                    case .endOfStream, .failed: return pending.isEmpty ? nil : "client closed during a request (had \(pending.count) bytes)"
+                    case .timedOut: return "timed out waiting for the next request"
+                    case .stopped: return nil
+                    }
+                }
+                if let problem = perform(.expectRequest) { return problem }
+                if delay > .zero, let problem = perform(.sleep(delay)) { return problem }
+                if let problem = perform(.send(bytes)) { return problem }
+            }
         case .waitForClientClose:
             let deadline = ContinuousClock.now + server.stepTimeout
             while true {

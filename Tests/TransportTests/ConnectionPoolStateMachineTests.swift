@@ -45,6 +45,81 @@ import Wire
         #expect(machine.requestSubmitted(2, key: Self.key, needsFreshConnection: false) == Action(request: .start(2, on: 0, reused: true)))
     }
 
+    /// One step of a scenario: an event and the action it must produce.
+    enum Event {
+        case submit(Machine.RequestID)
+        case established(Machine.ConnectionID)
+        case released(Machine.ConnectionID)
+        case closed(Machine.ConnectionID)
+    }
+
+    /// Feeds `steps` in order and checks each action.
+    static func walk(_ machine: inout Machine, _ steps: [(Event, Action)], _ scenario: String) {
+        for (index, (event, expected)) in steps.enumerated() {
+            let action: Action
+            switch event {
+            case .submit(let request): action = machine.requestSubmitted(request, key: key, needsFreshConnection: false)
+            case .established(let id): action = machine.connectionEstablished(id)
+            case .released(let id): action = machine.connectionReleased(id)
+            case .closed(let id): action = machine.connectionClosed(id)
+            }
+            #expect(action == expected, "\(scenario), step \(index): \(event)")
+        }
+    }
+
+    /// The interleaving behind PoolGaugesReleaseTests' "one request never got its response"
+    /// (four requests at a limit of two, the last two submitted late on a loaded machine): the
+    /// last two each take the most recently released connection, so connection 0 carries three
+    /// requests and connection 1 one. Nothing is lost; a test server answering two requests per
+    /// connection left the third unanswered until the request's timeout.
+    @Test func lateRequestsTakeTheMostRecentlyReleasedConnection() {
+        var machine = Machine(maxConnectionsPerHost: 2)
+        Self.walk(&machine, [
+            (.submit(0), Action(connection: .create(0, for: 0, retiring: nil))),
+            (.submit(1), Action(connection: .create(1, for: 1, retiring: nil))),
+            (.established(0), Action(request: .start(0, on: 0, reused: false))),
+            (.established(1), Action(request: .start(1, on: 1, reused: false))),
+            (.released(1), Action()),
+            (.released(0), Action()),
+            (.submit(2), Action(request: .start(2, on: 0, reused: true))),
+            (.released(0), Action()),
+            (.submit(3), Action(request: .start(3, on: 0, reused: true))),
+            (.released(0), Action()),
+        ], "late pair")
+        #expect(machine.counts(for: Self.key) == ConnectionPoolCounts(idle: 2))
+    }
+
+    /// A lease handed to a connection the peer closed meanwhile (the probe before reuse fails,
+    /// or the close is read first): the connection's close frees the slot while the machine
+    /// still has the request on it, the connection resubmits the request, and it is served by
+    /// the head waiter's successor or a new connection, never left queued with nothing to wake it.
+    @Test func requestOnAConnectionFoundClosedIsServedAgain() {
+        var machine = Self.saturated(limit: 2)  // 100 on 0, 101 on 1
+        Self.walk(&machine, [
+            (.submit(1), Action()),
+            (.submit(2), Action()),
+            // 0 is released to waiter 1; its probe finds it closed: close, then resubmit 1.
+            (.released(0), Action(request: .start(1, on: 0, reused: true))),
+            (.closed(0), Action(connection: .create(2, for: 2, retiring: nil))),
+            (.submit(1), Action()),
+            (.established(2), Action(request: .start(2, on: 2, reused: false))),
+            // The next release serves the resubmitted request.
+            (.released(1), Action(request: .start(1, on: 1, reused: true))),
+            (.released(1), Action()),
+            (.released(2), Action()),
+        ], "probe failed with waiters")
+        #expect(machine.counts(for: Self.key) == ConnectionPoolCounts(idle: 2))
+        // With no waiter, the resubmitted request opens a connection in the freed slot.
+        var alone = Self.saturated(limit: 1)
+        Self.walk(&alone, [
+            (.submit(1), Action()),
+            (.released(0), Action(request: .start(1, on: 0, reused: true))),
+            (.closed(0), Action()),
+            (.submit(1), Action(connection: .create(1, for: 1, retiring: nil))),
+            (.established(1), Action(request: .start(1, on: 1, reused: false))),
+        ], "probe failed, no waiter")
+    }
+
     @Test func keysHaveTheirOwnLimit() {
         var machine = Self.saturated(limit: 1)
         #expect(machine.requestSubmitted(1, key: Self.other, needsFreshConnection: false) == Action(connection: .create(1, for: 1, retiring: nil)))

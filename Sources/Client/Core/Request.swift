@@ -580,7 +580,9 @@ public class Request: @unchecked Sendable {
         case .runHandlers(let ready):
             for handler in ready { handler(false) }
         case let action:
-            // A serializer added once finished: its own serializing turn (it may retry).
+            // A serializer added once finished: its own serializing turn (it may retry). Live
+            // again, the session tracks it until it finishes, so cancelAllRequests reaches a retry.
+            context.track(self)
             perform(action)
         }
     }
