@@ -66,7 +66,8 @@ package final class Exchange: @unchecked Sendable {
     /// The exchange's ID in the pool.
     let id: Int
     let request: TransportRequest
-    private let receiver: any ExchangeEventReceiver
+    /// Gets the exchange's events (the request's `ExchangeReceiver`).
+    package let receiver: any ExchangeEventReceiver
     private let phase = Mutex<(phase: Phase, cancelled: Bool)>((.created, false))
     /// `phase` is `.completed`: read without the lock for every head and body run (set under
     /// it, once, before the terminal event is delivered).

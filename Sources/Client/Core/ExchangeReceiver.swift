@@ -37,8 +37,14 @@ import Transport
 /// `@unchecked Sendable`: its mutable fields are touched by one thread at a time, in the order
 /// the file comment gives, and never concurrently.
 final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
-    /// Weak: the request holds its exchange (and so this) while it runs.
-    private weak let request: Request?
+    /// The request, held strongly from the hand-off to the transport (``attach(_:)``) to the
+    /// exchange's terminal event (`end`), which clears it. Strong, not weak: a weak reference
+    /// costs the request a side-table allocation. The cycle it closes while the exchange runs
+    /// (request ─▶ state machine/`mutable.receiver` ─▶ this ─▶ request) is broken at that end,
+    /// which every handed-off exchange reaches exactly once (`Exchange.complete`: the pool ends
+    /// a cancelled one wherever it is; the cache and file paths complete theirs). An exchange
+    /// never handed off (built held, then cancelled or dropped) never had the reference.
+    private var request: Request?
     /// The attempt's task stand-in, made with the exchange.
     private let task: URLSessionTask?
     /// Where the body goes.
@@ -48,9 +54,15 @@ final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
     /// Body bytes received from the wire on this exchange (the task's count).
     private var received: Int64 = 0
 
-    init(request: Request, task: URLSessionTask?) {
-        self.request = request
+    init(task: URLSessionTask?) {
         self.task = task
+    }
+
+    /// Takes the request just before the exchange goes to the transport (the pool, the cache or
+    /// the file reader), on the thread handing it off: that hand-off orders this write before
+    /// every event. See ``request`` for when it is let go.
+    func attach(_ request: Request) {
+        self.request = request
     }
 
     func exchangeEvent(_ event: TransportEvent) {
@@ -113,6 +125,9 @@ final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
     }
 
     private func end(_ summary: TransportSummary?, failure: TransportError?, _ request: Request) {
+        // The terminal event: the request is let go (see `request`); a held redirect is
+        // replayed later with the request passed in.
+        self.request = nil
         // content decoder: a body that stopped inside its coded stream fails.
         decoding.finish(complete: failure == nil, request)
         request.exchangeEnded(summary: summary, failure: failure)

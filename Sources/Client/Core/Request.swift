@@ -313,6 +313,8 @@ public class Request: @unchecked Sendable {
         case .startExchange: if let queue = context.givenRequestQueue { queue.async { self.start() } } else { start() }
         case .executeExchange(let exchange):
             didResumeTask()
+            // The receiver holds the request from here to the exchange's end (`ExchangeReceiver.request`).
+            (exchange.receiver as? ExchangeReceiver)?.attach(self)
             if !serveFromCache(exchange), !serveFromFile(exchange) { context.pool.execute(exchange) }
         case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
         case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
@@ -426,7 +428,7 @@ public class Request: @unchecked Sendable {
         // head, the body and the end of a running exchange all come from its connection's loop,
         // in order; a failure before any connection comes alone from the pool's thread.
         let task = didCreateTask(for: urlRequest)
-        let receiver = ExchangeReceiver(request: self, task: task)
+        let receiver = ExchangeReceiver(task: task)
         let exchange = Exchange(request: transport, receiver: receiver)
         // A request suspended meanwhile holds the exchange unsent: the machine answers
         // `reportTaskSuspended`.

@@ -122,7 +122,7 @@ extension Request {
         case .failure(let error): return startFailed(.sessionTaskFailed(error: error))
         }
         let task = didCreateTask(for: urlRequest)
-        let receiver = ExchangeReceiver(request: self, task: task)
+        let receiver = ExchangeReceiver(task: task)
         // Never handed to the pool: `serveFromFile` feeds it. Refused, should it ever be sent.
         let exchange = Exchange(request: .refused(TransportError(.unsupportedURL, "file:// is served locally")), receiver: receiver)
         perform(mutable.withLock { state in
