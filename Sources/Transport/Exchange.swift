@@ -66,8 +66,7 @@ package final class Exchange: @unchecked Sendable {
     /// The exchange's ID in the pool.
     let id: Int
     let request: TransportRequest
-    /// Gets the exchange's events (the request's `ExchangeReceiver`).
-    package let receiver: any ExchangeEventReceiver
+    private let receiver: any ExchangeEventReceiver
     private let phase = Mutex<(phase: Phase, cancelled: Bool)>((.created, false))
     /// `phase` is `.completed`: read without the lock for every head and body run (set under
     /// it, once, before the terminal event is delivered).

@@ -1,6 +1,7 @@
-// The request's exchange receiver holds its request strongly (a weak reference cost the request a
-// side-table allocation per round trip) and lets it go at a written-down point: the exchange's
-// terminal event, or never took it for an exchange that was never handed to the transport. A
+// An exchange holds its request (the request is its receiver) strongly: a weak reference cost the
+// request a side-table allocation per round trip. The cycle that closes (request ─▶ state machine
+// ─▶ exchange ─▶ request) must open at a written-down point: the machine lets go of the exchange
+// at its end, or when a held, never-sent exchange is cancelled (`ExchangeReceiver.swift`). A
 // cycle left behind would keep every finished request alive: each row ends a request one way and
 // then checks, through a weak probe, that nothing but the test held it.
 #if FullFoundation

@@ -16,7 +16,8 @@ import Transport
 /// internal state machine (`RequestStateMachine`) decides every transition inside one mutex,
 /// and the request acts on its decisions outside it. `Request` is a class for Alamofire's
 /// reference semantics; it is `@unchecked Sendable` because every stored mutable property is
-/// inside that mutex.
+/// inside that mutex, but for ``receiver``, which only the exchange's reporting thread touches
+/// (`ExchangeReceiver.swift`).
 public class Request: @unchecked Sendable {
     /// A request's lifecycle.
     ///
@@ -116,14 +117,16 @@ public class Request: @unchecked Sendable {
         var cache = RequestCacheState()
         /// Redirects and authentication challenges (see `Request+FollowUp.swift`).
         var followUp = FollowUpState()
-        /// The current exchange's receiver: a held redirect is delivered through it once the
-        /// redirect handler declined (`Request+FollowUp.swift`).
-        var receiver: ExchangeReceiver?
         /// A `file://` request's exchange and its opened file, streamed when the machine sends
         /// it (`Features/FileURL/Request+FileURL.swift`).
         var file: (exchange: Exchange, source: FileURLSource)?
     }
     let mutable = Mutex(Mutable())
+    /// The current exchange's response stages (`ExchangeReceiver.swift`): outside the mutex,
+    /// touched only by the thread the exchange reports on, one at a time; replaced by `send`
+    /// for each exchange. A held redirect is delivered through it once the redirect handler
+    /// declined (`Request+FollowUp.swift`).
+    var receiver = ExchangeReceiver()
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
     let lifecycle = RequestLifecycle()
     /// Upload and download progress (`Request+Progress.swift`); its own lock, as it is touched
@@ -313,8 +316,6 @@ public class Request: @unchecked Sendable {
         case .startExchange: if let queue = context.givenRequestQueue { queue.async { self.start() } } else { start() }
         case .executeExchange(let exchange):
             didResumeTask()
-            // The receiver holds the request from here to the exchange's end (`ExchangeReceiver.request`).
-            (exchange.receiver as? ExchangeReceiver)?.attach(self)
             if !serveFromCache(exchange), !serveFromFile(exchange) { context.pool.execute(exchange) }
         case .reportTaskSuspended: didSuspendTask()  // built while suspended: held unsent
         case .pauseExchange(let exchange): didSuspendTask(); if pausesReadingOnSuspend { exchange.pauseReadingFromAnyThread() }
@@ -423,19 +424,17 @@ public class Request: @unchecked Sendable {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
         // Every transport event takes one path into the request, synchronously on the thread
-        // that reports it: the exchange's receiver (`ExchangeReceiver.swift`), which runs the
+        // that reports it: the request as the exchange's receiver (`ExchangeReceiver.swift`), which runs the
         // response stages in one fixed order and reports here at the head and at the end. The
         // head, the body and the end of a running exchange all come from its connection's loop,
         // in order; a failure before any connection comes alone from the pool's thread.
         let task = didCreateTask(for: urlRequest)
-        let receiver = ExchangeReceiver(task: task)
-        let exchange = Exchange(request: transport, receiver: receiver)
+        // The last exchange has ended (a request's exchanges do not overlap): its stages go.
+        receiver = ExchangeReceiver(task: task)
+        let exchange = Exchange(request: transport, receiver: self)
         // A request suspended meanwhile holds the exchange unsent: the machine answers
         // `reportTaskSuspended`.
-        perform(mutable.withLock { state in
-            state.receiver = receiver
-            return state.machine.exchangeCreated(exchange)
-        })
+        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
 
     /// Sends a follow-up's request (see `Request+FollowUp.swift`).
