@@ -363,9 +363,13 @@ extension Request {
     }
 
     /// The request finished: the session stops tracking it, and the notifications' cached user
-    /// info, which holds the request, is dropped.
+    /// info and its tasks, which hold the request, let go of it.
     func untrack() {
-        lifecycle.state.withLock { $0.notificationUserInfo = .finished }
+        let tasks = lifecycle.state.withLock { state in
+            state.notificationUserInfo = .finished
+            return state.tasks
+        }
+        tasks.forEach { $0.releaseOwner() }
         context.untrack(self)
     }
 
