@@ -106,9 +106,16 @@ public class Request: @unchecked Sendable {
         var inFlight: URLRequest? { hop ?? request }
         var response: HTTPURLResponse?
         var error: AFError?
-        var metrics: URLSessionTaskMetrics?
+        /// The last attempt's metrics, built when read (``Request/metrics``).
+        var metrics: TaskMetrics?
         /// Metrics of the attempts before the last one (each retry is a new task), oldest first.
         var earlierMetrics: [URLSessionTaskMetrics] = []
+        /// The last attempt's metrics for a response made now: an object as it is, a record as
+        /// that attempt of `request`, built when the response's metrics are read.
+        func responseMetrics(of request: Request) -> ResponseMetrics {
+            guard case .recorded? = metrics else { return .built(metrics?.value) }
+            return .attempt(request, index: earlierMetrics.count)
+        }
         /// When the first exchange started: retries share its resource deadline.
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
@@ -176,7 +183,7 @@ public class Request: @unchecked Sendable {
     /// The error the request failed with, if it did.
     public var error: AFError? { mutable.withLock { $0.error } }
     /// Timings and byte counts of the last attempt, once it finished (see `Request+Metrics.swift`).
-    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics ?? $0.earlierMetrics.last } }
+    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics?.build() ?? $0.earlierMetrics.last } }
     /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
     /// delay elapsed and its new exchange is being built). The transport's own silent retries of
     /// a stale keep-alive connection do not count.
