@@ -44,7 +44,7 @@ import Transport
 // holds no exchange (`RequestStateMachine.activeExchange` is `nil` from `completing` on).
 
 /// The state of one exchange's response stages; see the file comment. Kept in the request
-/// (``Request/receiver``), replaced for every exchange.
+/// (`Request.receiver`), replaced for every exchange.
 struct ExchangeReceiver {
     /// The attempt's task stand-in, made with the exchange.
     let task: URLSessionTask?

@@ -16,7 +16,7 @@ import Transport
 /// internal state machine (`RequestStateMachine`) decides every transition inside one mutex,
 /// and the request acts on its decisions outside it. `Request` is a class for Alamofire's
 /// reference semantics; it is `@unchecked Sendable` because every stored mutable property is
-/// inside that mutex, but for ``receiver``, which only the exchange's reporting thread touches
+/// inside that mutex, but for `receiver`, which only the exchange's reporting thread touches
 /// (`ExchangeReceiver.swift`).
 public class Request: @unchecked Sendable {
     /// A request's lifecycle.

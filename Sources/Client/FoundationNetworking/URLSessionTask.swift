@@ -48,7 +48,7 @@ open class URLSessionTask: @unchecked Sendable {
     /// The request that owns the task, for its cancel/suspend/resume. Strong, not weak: a weak
     /// reference costs the request a side-table allocation. The cycle it closes (request ─▶ its
     /// task list ─▶ task ─▶ request) is broken when the request finishes (`Request.untrack`
-    /// calls ``releaseOwner()``); a finished request ignores cancel, suspend and resume anyway.
+    /// calls `releaseOwner()`); a finished request ignores cancel, suspend and resume anyway.
     private let ownerReference: Mutex<Request?>
     /// The request that owns the task, until it finished.
     var owner: Request? { ownerReference.withLock { $0 } }

@@ -98,7 +98,7 @@ enum TaskMetrics: Sendable {
     case recorded(TaskMetricsRecord)
 
     /// The metrics object: the built one, or a new one from the record (each read of a record
-    /// makes its own object, with the same values; ``build()`` keeps the one it made).
+    /// makes its own object, with the same values; `build()` keeps the one it made).
     var value: URLSessionTaskMetrics {
         switch self {
         case .built(let metrics): metrics
