@@ -22,6 +22,12 @@ struct AttemptList<Element: Sendable>: Sendable {
     /// Whether nothing was appended.
     var isEmpty: Bool { last == nil }
 
+    /// Calls `body` with every element, oldest first (no array made).
+    func forEach(_ body: (Element) -> Void) {
+        for element in earlier { body(element) }
+        if let last { body(last) }
+    }
+
     /// Every element, oldest first (a new array when read).
     var all: [Element] {
         guard let last else { return [] }

@@ -118,10 +118,10 @@ public class DataRequest: Request, @unchecked Sendable {
         // A serializer that never fails (Alamofire's: no retrier is asked), taking its turn on the
         // serialization queue, so handlers complete in the order they were added.
         appendSerializer { [self] _ in serializationQueue.async { [self] in
-            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics(of: self)) }
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
-            let value = DataResponse(request: request, response: response, data: data, metrics: metrics, serializationDuration: 0, result: result)
+            let value = DataResponse(request: request, response: response, data: data, taskMetrics: metrics, serializationDuration: 0, result: result)
             if isMonitored(.didParseDataResponse) { emit(.didParseDataResponse) { [self] in $0.request(self, didParseResponse: value) } }
             serializerFinished(value, failure: nil, onWorker: true, deliver: { value in queue.async { completionHandler(value) } },
                                replacingFailure: { value, _ in value })
@@ -200,7 +200,7 @@ public class DataRequest: Request, @unchecked Sendable {
     private func serialized<Serializer: DataResponseSerializerProtocol>(
         using responseSerializer: Serializer
     ) -> AFDataResponse<Serializer.SerializedObject> {
-        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics) }
+        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics(of: self)) }
         let data = buffer.data
         let start = DispatchTime.now().uptimeNanoseconds
         let result: Result<Serializer.SerializedObject, AFError>
@@ -210,7 +210,7 @@ public class DataRequest: Request, @unchecked Sendable {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let value = DataResponse(request: request, response: response, data: data, metrics: metrics,
+        let value = DataResponse(request: request, response: response, data: data, taskMetrics: metrics,
                                  serializationDuration: duration, result: result)
         if isMonitored(.didParseDataResponse) { emit(.didParseDataResponse) { [self] in $0.request(self, didParseResponse: value) } }
         return value

@@ -6,12 +6,16 @@ import FoundationEssentials
 import Transport
 
 // One exchange's response path (after async-http-client's `RequestBag` and Go's `RoundTripper`
-// stages). `Request.send` makes one per exchange and hands it to the `Exchange`; the transport
-// calls it on one thread at a time, in order: the connection's loop for the head, each run of
-// body bytes and the end (the sending thread, for a response served from the cache; the pool's
-// thread for a failure before any connection). So its own fields need no lock. After the end, a
-// held redirect is replayed through it on the request's queue: the end happened-before that,
-// through the request's mutex (the machine's `askRedirectHandler`).
+// stages). The request is its exchanges' receiver: `Request.send` hands `self` to each
+// `Exchange` and starts a fresh `ExchangeReceiver` (the stages' state: no object of its own, it
+// lives in the request). The transport calls the request on one thread at a time, in order: the
+// connection's loop for the head, each run of body bytes and the end (the sending thread, for a
+// response served from the cache; the pool's thread for a failure before any connection). So the
+// receiver's fields need no lock. A request's exchanges do not overlap: the next one is built
+// only after the last one's end reached the state machine (a follow-up, a retry), which orders
+// its fresh `ExchangeReceiver` after every access of the last. After the end, a held redirect is
+// replayed through the stages on the request's queue: the end happened-before that, through the
+// request's mutex (the machine's `askRedirectHandler`).
 //
 // The stages, in the order every head and every run of body bytes meets them:
 //
@@ -28,94 +32,99 @@ import Transport
 //   sink             the subclass's didReceive(head:)/didReceiveBody: buffer, file, or stream
 //   monitors         Core/Request+Lifecycle.swift          didReceive response / data for event monitors
 //
-// It reports to `Request` at the head (`headArrived`: the machine's transition and the
-// follow-up's record, one lock) and at the end (`exchangeEnded`). A run of body bytes takes two
-// locks: the sink's (a DataRequest's buffer) and the progress counter's.
+// It reports to the request's machine at the head (`headArrived`: the machine's transition and
+// the follow-up's record, one lock) and at the end (`exchangeEnded`). A run of body bytes takes
+// two locks: the sink's (a DataRequest's buffer) and the progress counter's.
+//
+// Lifetime: the exchange holds the request strongly (a weak reference would cost the request a
+// side-table allocation). The cycle that closes (request ─▶ state machine ─▶ exchange ─▶
+// request) lasts while the machine holds the exchange: the machine lets go of it at the
+// exchange's end (`transportEnded`), or when a held, never-sent exchange is cancelled or
+// dropped, and the pool lets go of it once it delivered the terminal event. A finished request
+// holds no exchange (`RequestStateMachine.activeExchange` is `nil` from `completing` on).
 
-/// Runs one exchange's response stages; see the file comment.
-///
-/// `@unchecked Sendable`: its mutable fields are touched by one thread at a time, in the order
-/// the file comment gives, and never concurrently.
-final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
-    /// Weak: the request holds its exchange (and so this) while it runs.
-    private weak let request: Request?
+/// The state of one exchange's response stages; see the file comment. Kept in the request
+/// (`Request.receiver`), replaced for every exchange.
+struct ExchangeReceiver {
     /// The attempt's task stand-in, made with the exchange.
-    private let task: URLSessionTask?
+    let task: URLSessionTask?
     /// Where the body goes.
-    private var route = FollowUpRoute()
+    var route = FollowUpRoute()
     /// The body's decoder, made from the head.
-    private var decoding = ContentDecodingStage()
+    var decoding = ContentDecodingStage()
     /// Body bytes received from the wire on this exchange (the task's count).
-    private var received: Int64 = 0
+    var received: Int64 = 0
 
-    init(request: Request, task: URLSessionTask?) {
-        self.request = request
+    init(task: URLSessionTask? = nil) {
         self.task = task
     }
+}
 
-    func exchangeEvent(_ event: TransportEvent) {
-        guard let request else { return }
+extension Request: ExchangeEventReceiver {
+    package func exchangeEvent(_ event: TransportEvent) {
         switch event {
-        case .head(let head): receive(head, request)
-        case .bodySent(let sent, let total): request.bodySent(sent, of: total)
-        case .end(let summary): end(summary, failure: nil, request)
-        case .failure(let error, let partial) where error.kind == .cancelled && route.isAbandoned:
-            end(partial, failure: nil, request)  // closed by us: a follow-up's body was too long to drain
-        case .failure(let error, let partial): end(partial, failure: error, request)
+        case .head(let head): receiveHead(head)
+        case .bodySent(let sent, let total): bodySent(sent, of: total)
+        case .end(let summary): endExchange(summary, failure: nil)
+        case .failure(let error, let partial) where error.kind == .cancelled && receiver.route.isAbandoned:
+            endExchange(partial, failure: nil)  // closed by us: a follow-up's body was too long to drain
+        case .failure(let error, let partial): endExchange(partial, failure: error)
         }
     }
 
-    func exchangeBody(_ bytes: UnsafeRawBufferPointer) {
-        guard route.delivers else {
-            if route.drain(bytes) { request?.cancelActiveExchange() }
+    package func exchangeBody(_ bytes: UnsafeRawBufferPointer) {
+        guard receiver.route.delivers else {
+            if receiver.route.drain(bytes) { cancelActiveExchange() }
             return
         }
-        guard let request else { return }
-        body(bytes, request)
+        receiveBody(bytes)
     }
 
     // MARK: Stages
 
-    private func receive(_ wire: TransportResponseHead, _ request: Request) {
+    private func receiveHead(_ wire: TransportResponseHead) {
         // cache: a 304 answering our revalidation stands for the stored response and its body.
-        let (head, stored) = request.cacheView(of: wire)
+        let (head, stored) = cacheView(of: wire)
         // follow-up route: a redirect or an answered challenge takes the body away.
-        guard let mode = request.headArrived(head) else { return }  // cancelled meanwhile
-        route.start(mode, head: head)
+        guard let mode = headArrived(head) else { return }  // cancelled meanwhile
+        receiver.route.start(mode, head: head)
         // cookies, from every head, a redirect's included.
-        request.storeCookies(from: head)
-        guard route.delivers else { return request.record(head: head) }
-        deliver(head, wire: wire, stored: stored, request)
+        storeCookies(from: head)
+        guard receiver.route.delivers else { return record(head: head) }
+        deliverHead(head, wire: wire, stored: stored)
     }
 
     /// The head's stages after the route, for a delivered head (and a held one, replayed).
-    private func deliver(_ head: TransportResponseHead, wire: TransportResponseHead, stored: Data?, _ request: Request) {
+    private func deliverHead(_ head: TransportResponseHead, wire: TransportResponseHead, stored: Data?) {
         // content decoder, from the wire's head (a stored body is already decoded).
-        decoding.prepare(for: wire, configuration: request.context.contentDecoding, reading: request.context.responseReading)
+        receiver.decoding.prepare(for: wire, configuration: context.contentDecoding, reading: context.responseReading)
         // progress: the download's total.
-        request.expectBody(length: wire.contentLength)
+        expectBody(length: wire.contentLength)
         // sink: the subclass records the head (a DataRequest reserves its buffer).
-        request.didReceive(head: head)
-        stored?.withUnsafeBytes { request.didReceiveBody($0) }
+        didReceive(head: head)
+        stored?.withUnsafeBytes { didReceiveBody($0) }
         // monitors.
-        if let response = request.response { request.taskReceived(response, expectedLength: wire.contentLength, task: task) }
+        if let response { taskReceived(response, expectedLength: wire.contentLength, task: receiver.task) }
     }
 
-    private func body(_ bytes: UnsafeRawBufferPointer, _ request: Request) {
-        // content decoder, then the sink.
-        decoding.decode(bytes, into: request)
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+        // content decoder, then the sink (a copy of the stage: no access to `receiver` is held
+        // while the sink runs).
+        let decoding = receiver.decoding
+        decoding.decode(bytes, into: self)
         // progress: the task's count, then the download's.
-        received += Int64(bytes.count)
-        task?.recordBytesReceived(received)
-        request.bodyReceived(bytes.count)
+        receiver.received += Int64(bytes.count)
+        let task = receiver.task
+        task?.recordBytesReceived(receiver.received)
+        bodyReceived(bytes.count)
         // monitors: a copy of the chunk, only when one listens.
-        request.taskReceived(bytes, task: task)
+        taskReceived(bytes, task: task)
     }
 
-    private func end(_ summary: TransportSummary?, failure: TransportError?, _ request: Request) {
+    private func endExchange(_ summary: TransportSummary?, failure: TransportError?) {
         // content decoder: a body that stopped inside its coded stream fails.
-        decoding.finish(complete: failure == nil, request)
-        request.exchangeEnded(summary: summary, failure: failure)
+        receiver.decoding.finish(complete: failure == nil, self)
+        exchangeEnded(summary: summary, failure: failure)
     }
 
     // MARK: A held redirect
@@ -124,17 +133,17 @@ final class ExchangeReceiver: ExchangeEventReceiver, @unchecked Sendable {
     /// delivering stages now, as a response's would have. A body that passed the drain cap was
     /// cut off on the wire: the request fails rather than deliver part. On the request's queue,
     /// after the exchange ended.
-    func deliverHeld(_ request: Request) {
-        guard let (hop, complete) = route.takeHeld() else { return }
+    func deliverHeld() {
+        guard let (hop, complete) = receiver.route.takeHeld() else { return }
         guard complete else {
-            let failure = AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum, userInfo: request.inFlightRequest?.url.map {
+            let failure = AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum, userInfo: inFlightRequest?.url.map {
                 [NSURLErrorFailingURLErrorKey: $0]
             } ?? [:]))
-            return request.recordError(failure)
+            return recordError(failure)
         }
-        deliver(hop.head, wire: hop.head, stored: nil, request)
-        for chunk in hop.body { chunk.withUnsafeBytes { body($0, request) } }
-        decoding.finish(complete: true, request)
-        request.transferEnded()
+        deliverHead(hop.head, wire: hop.head, stored: nil)
+        for chunk in hop.body { chunk.withUnsafeBytes { receiveBody($0) } }
+        receiver.decoding.finish(complete: true, self)
+        transferEnded()
     }
 }

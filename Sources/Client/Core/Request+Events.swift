@@ -56,7 +56,7 @@ extension Request {
             if isHop { state.earlierHops.append(record) } else { state.earlierHops = [] }
             return earlier
         }
-        let metrics = URLSessionTaskMetrics(recorded: record, earlier: earlier)
+        let metrics = recorded(TaskMetricsRecord(last: record, earlier: earlier))
         mutable.withLock { $0.metrics = metrics }
         guard !isHop, let task else { return }
         // Reported when the task ends (`taskEnded`), after willCacheResponse.
@@ -66,8 +66,17 @@ extension Request {
         }
     }
 
+    /// The attempt's metrics as the request keeps them: built now when a monitor will be given
+    /// them (so it and ``Request/metrics`` see one object), else left as a record, built when read.
+    private func recorded(_ record: TaskMetricsRecord) -> TaskMetrics {
+        guard isTaskMonitored(.taskDidFinishCollectingMetrics) || isMonitored(.didGatherMetrics) else { return .recorded(record) }
+        return .built(URLSessionTaskMetrics(record: record))
+    }
+
     /// Sends the attempt's metrics to the monitors.
-    func reportMetrics(_ metrics: URLSessionTaskMetrics, for task: URLSessionTask) {
+    func reportMetrics(_ metrics: TaskMetrics, for task: URLSessionTask) {
+        guard isTaskMonitored(.taskDidFinishCollectingMetrics) || isMonitored(.didGatherMetrics) else { return }
+        let metrics = metrics.value
         if isTaskMonitored(.taskDidFinishCollectingMetrics) { emitTaskEvent(.taskDidFinishCollectingMetrics) { [self] in $0.urlSession(context.urlSession, task: task, didFinishCollecting: metrics) } }
         guard isMonitored(.didGatherMetrics) else { return }
         emit(.didGatherMetrics) { [self] in $0.request(self, didGatherMetrics: metrics) }
@@ -77,7 +86,7 @@ extension Request {
     /// reports metrics spanning the task's life with no transactions, as URLSession reports
     /// metrics for every task, a cancelled one too.
     func reportMetricsWithoutTransactions(for task: URLSessionTask, since start: Date) {
-        let metrics = URLSessionTaskMetrics(taskInterval: DateInterval(start: start, end: max(start, Date())))
+        let metrics = TaskMetrics.built(URLSessionTaskMetrics(taskInterval: DateInterval(start: start, end: max(start, Date()))))
         mutable.withLock { $0.metrics = $0.metrics ?? metrics }
         reportMetrics(metrics, for: task)
     }
@@ -91,7 +100,7 @@ extension Request {
             return state.earlierHops
         }
         guard let last = hops.last, let task else { return }
-        let metrics = URLSessionTaskMetrics(recorded: last, earlier: Array(hops.dropLast()))
+        let metrics = recorded(TaskMetricsRecord(last: last, earlier: Array(hops.dropLast())))
         mutable.withLock { $0.metrics = metrics }
         reportMetrics(metrics, for: task)
     }

@@ -27,7 +27,7 @@ struct RequestLifecycle: ~Copyable, Sendable {
         /// as URLSession orders them). A task that ends without them (cancelled before any
         /// exchange was recorded) reports metrics without transactions, as URLSession reports
         /// metrics for every task. Exit: taskEnded → completed.
-        case running(since: Date, metrics: URLSessionTaskMetrics?)
+        case running(since: Date, metrics: TaskMetrics?)
         /// Ended (`urlSession(_:task:didCompleteWithError:)` was reported), with the error it
         /// ended with before validators, as `request(_:didCompleteTask:with:)` will report it.
         /// Exit: reportTaskCompletion → reported.
@@ -306,7 +306,7 @@ extension Request {
     @discardableResult
     func taskEnded(bytesSent: Int64?) -> URLSessionTask? {
         let error = self.error
-        let ended = lifecycle.state.withLock { state -> (task: URLSessionTask, since: Date, metrics: URLSessionTaskMetrics?, isHop: Bool)? in
+        let ended = lifecycle.state.withLock { state -> (task: URLSessionTask, since: Date, metrics: TaskMetrics?, isHop: Bool)? in
             guard case .running(let since, let metrics) = state.taskPhase, let task = state.tasks.last else { return nil }
             state.taskPhase = .completed(error)
             return (task, since, metrics, !state.earlierHops.isEmpty)
@@ -363,9 +363,13 @@ extension Request {
     }
 
     /// The request finished: the session stops tracking it, and the notifications' cached user
-    /// info, which holds the request, is dropped.
+    /// info and its tasks, which hold the request, let go of it.
     func untrack() {
-        lifecycle.state.withLock { $0.notificationUserInfo = .finished }
+        let tasks = lifecycle.state.withLock { state in
+            state.notificationUserInfo = .finished
+            return state.tasks
+        }
+        tasks.forEach { $0.releaseOwner() }
         context.untrack(self)
     }
 

@@ -16,16 +16,23 @@ extension Request {
     /// transport (the first request and each retry). Empty before the first one ended.
     public var allMetrics: [URLSessionTaskMetrics] {
         mutable.withLock { state in
-            guard let last = state.metrics else { return state.earlierMetrics }
+            guard let last = state.metrics?.build() else { return state.earlierMetrics }
             return state.earlierMetrics + [last]
         }
     }
 
     /// Metrics of the first attempt, once it ended.
     public var firstMetrics: URLSessionTaskMetrics? {
-        mutable.withLock { $0.earlierMetrics.first ?? $0.metrics }
+        mutable.withLock { $0.earlierMetrics.first ?? $0.metrics?.build() }
     }
 
     /// Metrics of the last attempt that ended (the same as ``metrics``).
     public var lastMetrics: URLSessionTaskMetrics? { metrics }
+
+    /// Metrics of attempt `index` (0: the first), built now if not yet and kept.
+    func metrics(ofAttempt index: Int) -> URLSessionTaskMetrics? {
+        mutable.withLock { state in
+            index < state.earlierMetrics.count ? state.earlierMetrics[index] : state.metrics?.build()
+        }
+    }
 }

@@ -127,7 +127,7 @@ extension Request {
                 // The new attempt starts clean, as Alamofire's `reset()` before a retry.
                 if case .restartExchange = action {
                     // Each retry is a new task with its own metrics, kept for `allMetrics`.
-                    if let last = state.metrics { state.earlierMetrics.append(last) }
+                    if let last = state.metrics?.build() { state.earlierMetrics.append(last) }
                     (state.error, state.response, state.metrics) = (nil, nil, nil)
                 }
                 return action

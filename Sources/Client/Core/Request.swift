@@ -16,7 +16,8 @@ import Transport
 /// internal state machine (`RequestStateMachine`) decides every transition inside one mutex,
 /// and the request acts on its decisions outside it. `Request` is a class for Alamofire's
 /// reference semantics; it is `@unchecked Sendable` because every stored mutable property is
-/// inside that mutex.
+/// inside that mutex, but for `receiver`, which only the exchange's reporting thread touches
+/// (`ExchangeReceiver.swift`).
 public class Request: @unchecked Sendable {
     /// A request's lifecycle.
     ///
@@ -105,9 +106,16 @@ public class Request: @unchecked Sendable {
         var inFlight: URLRequest? { hop ?? request }
         var response: HTTPURLResponse?
         var error: AFError?
-        var metrics: URLSessionTaskMetrics?
+        /// The last attempt's metrics, built when read (``Request/metrics``).
+        var metrics: TaskMetrics?
         /// Metrics of the attempts before the last one (each retry is a new task), oldest first.
         var earlierMetrics: [URLSessionTaskMetrics] = []
+        /// The last attempt's metrics for a response made now: an object as it is, a record as
+        /// that attempt of `request`, built when the response's metrics are read.
+        func responseMetrics(of request: Request) -> ResponseMetrics {
+            guard case .recorded? = metrics else { return .built(metrics?.value) }
+            return .attempt(request, index: earlierMetrics.count)
+        }
         /// When the first exchange started: retries share its resource deadline.
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
@@ -116,14 +124,16 @@ public class Request: @unchecked Sendable {
         var cache = RequestCacheState()
         /// Redirects and authentication challenges (see `Request+FollowUp.swift`).
         var followUp = FollowUpState()
-        /// The current exchange's receiver: a held redirect is delivered through it once the
-        /// redirect handler declined (`Request+FollowUp.swift`).
-        var receiver: ExchangeReceiver?
         /// A `file://` request's exchange and its opened file, streamed when the machine sends
         /// it (`Features/FileURL/Request+FileURL.swift`).
         var file: (exchange: Exchange, source: FileURLSource)?
     }
     let mutable = Mutex(Mutable())
+    /// The current exchange's response stages (`ExchangeReceiver.swift`): outside the mutex,
+    /// touched only by the thread the exchange reports on, one at a time; replaced by `send`
+    /// for each exchange. A held redirect is delivered through it once the redirect handler
+    /// declined (`Request+FollowUp.swift`).
+    var receiver = ExchangeReceiver()
     /// Attempts, tasks, lifecycle handlers and the request's own monitors (`Request+Lifecycle.swift`).
     let lifecycle = RequestLifecycle()
     /// Upload and download progress (`Request+Progress.swift`); its own lock, as it is touched
@@ -173,7 +183,7 @@ public class Request: @unchecked Sendable {
     /// The error the request failed with, if it did.
     public var error: AFError? { mutable.withLock { $0.error } }
     /// Timings and byte counts of the last attempt, once it finished (see `Request+Metrics.swift`).
-    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics ?? $0.earlierMetrics.last } }
+    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics?.build() ?? $0.earlierMetrics.last } }
     /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
     /// delay elapsed and its new exchange is being built). The transport's own silent retries of
     /// a stale keep-alive connection do not count.
@@ -421,19 +431,17 @@ public class Request: @unchecked Sendable {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
         // Every transport event takes one path into the request, synchronously on the thread
-        // that reports it: the exchange's receiver (`ExchangeReceiver.swift`), which runs the
+        // that reports it: the request as the exchange's receiver (`ExchangeReceiver.swift`), which runs the
         // response stages in one fixed order and reports here at the head and at the end. The
         // head, the body and the end of a running exchange all come from its connection's loop,
         // in order; a failure before any connection comes alone from the pool's thread.
         let task = didCreateTask(for: urlRequest)
-        let receiver = ExchangeReceiver(request: self, task: task)
-        let exchange = Exchange(request: transport, receiver: receiver)
+        // The last exchange has ended (a request's exchanges do not overlap): its stages go.
+        receiver = ExchangeReceiver(task: task)
+        let exchange = Exchange(request: transport, receiver: self)
         // A request suspended meanwhile holds the exchange unsent: the machine answers
         // `reportTaskSuspended`.
-        perform(mutable.withLock { state in
-            state.receiver = receiver
-            return state.machine.exchangeCreated(exchange)
-        })
+        perform(mutable.withLock { $0.machine.exchangeCreated(exchange) })
     }
 
     /// Sends a follow-up's request (see `Request+FollowUp.swift`).

@@ -23,7 +23,11 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The raw body bytes, or `nil` if none arrived.
     public let data: Data?
     /// Timing and size measurements, or `nil` if the request never reached the transport.
-    public let metrics: URLSessionTaskMetrics?
+    /// Built when first read from the transport's record, by the request, which keeps it: the
+    /// same object as ``Request/metrics`` for that attempt.
+    public var metrics: URLSessionTaskMetrics? { taskMetrics.value }
+    /// The metrics, or the attempt whose metrics they are.
+    let taskMetrics: ResponseMetrics
     /// Seconds spent in the response serializer.
     public let serializationDuration: TimeInterval
     /// The serialized value or the error.
@@ -52,10 +56,19 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>
     ) {
+        self.init(request: request, response: response, data: data, taskMetrics: .built(metrics),
+                  serializationDuration: serializationDuration, result: result)
+    }
+
+    /// A response whose metrics are built when read.
+    init(
+        request: URLRequest?, response: HTTPURLResponse?, data: Data?, taskMetrics: ResponseMetrics,
+        serializationDuration: TimeInterval, result: Result<Success, Failure>
+    ) {
         self.request = request
         self.response = response
         self.data = data
-        self.metrics = metrics
+        self.taskMetrics = taskMetrics
         self.serializationDuration = serializationDuration
         self.result = result
     }
@@ -104,7 +117,7 @@ extension DataResponse {
 
     private func with<S, F>(_ result: Result<S, F>) -> DataResponse<S, F> {
         DataResponse<S, F>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, response: response, data: data, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: result
         )
     }

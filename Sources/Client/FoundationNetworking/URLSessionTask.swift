@@ -45,17 +45,27 @@ open class URLSessionTask: @unchecked Sendable {
     /// Body bytes received: written by the exchange's receiver for every run of body bytes,
     /// so an atomic rather than a turn of `progress`'s lock.
     private let bytesReceived = Atomic<Int64>(0)
-    /// The request that owns the task: its cancel/suspend/resume.
-    weak var owner: Request?
+    /// The request that owns the task, for its cancel/suspend/resume. Strong, not weak: a weak
+    /// reference costs the request a side-table allocation. The cycle it closes (request ─▶ its
+    /// task list ─▶ task ─▶ request) is broken when the request finishes (`Request.untrack`
+    /// calls `releaseOwner()`); a finished request ignores cancel, suspend and resume anyway.
+    private let ownerReference: Mutex<Request?>
+    /// The request that owns the task, until it finished.
+    var owner: Request? { ownerReference.withLock { $0 } }
 
     init(taskIdentifier: Int, request: URLRequest, owner: Request?) {
         self.taskIdentifier = taskIdentifier
         self.originalRequest = request
-        self.owner = owner
+        self.ownerReference = Mutex(owner)
         var initial = Progress()
         initial.currentRequest = request
         if let body = request.httpBody { initial.bytesExpectedToSend = Int64(body.count) }
         self.progress = Mutex(initial)
+    }
+
+    /// Lets go of the owning request (it finished).
+    func releaseOwner() {
+        ownerReference.withLock { $0 = nil }
     }
 
     /// The task's state.

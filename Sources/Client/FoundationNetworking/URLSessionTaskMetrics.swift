@@ -14,7 +14,9 @@ import Transport
 ///
 /// Cheap to make: the transport hands over its raw record (timestamps and counts, no objects),
 /// and the ``transactionMetrics`` objects are built on first read, then kept. A request nobody
-/// asks about costs one allocation for its metrics. Immutable to its readers, so `Sendable`.
+/// asks about makes none: it keeps the record (`TaskMetrics`) and builds this object when
+/// `Request.metrics`, a response's `metrics` or a monitor reads it. Immutable to its readers,
+/// so `Sendable`.
 public final class URLSessionTaskMetrics: Sendable {
     /// From the first transaction's fetch start to the last one's end (response fully received
     /// or failure).
@@ -59,17 +61,74 @@ public final class URLSessionTaskMetrics: Sendable {
         self.storage = Mutex(.built(transactionMetrics))
     }
 
-    /// Metrics from the transport's records, built lazily.
+    /// Metrics from the transport's records, their transactions built lazily.
     ///
-    /// - Parameters:
-    ///   - last:    The transaction that ended the task.
-    ///   - earlier: Transactions before it in the same task, oldest first: redirect hops.
-    init(recorded last: TransactionRecord, earlier: [TransactionRecord] = []) {
+    /// - Parameter record: The task's transactions and interval.
+    init(record: TaskMetricsRecord) {
+        self.taskInterval = record.taskInterval
+        self.redirectCount = record.earlier.count
+        self.storage = Mutex(.recorded(last: record.last, earlier: record.earlier))
+    }
+}
+
+/// One task's metrics as the transport recorded them: plain values, no object. The task's
+/// interval is fixed when recorded (an end the transport did not stamp is the recording time),
+/// so the object built from it later reads the same.
+struct TaskMetricsRecord: Sendable {
+    /// From the first transaction's fetch start to the last one's end.
+    let taskInterval: DateInterval
+    /// The transaction that ended the task.
+    let last: TransactionRecord
+    /// Transactions before it in the same task, oldest first: redirect hops.
+    let earlier: [TransactionRecord]
+
+    init(last: TransactionRecord, earlier: [TransactionRecord] = []) {
         let start = earlier.first?.summary.timings.fetchStart ?? last.summary.timings.fetchStart
         let end = last.summary.timings.responseEnd ?? Date()
         self.taskInterval = DateInterval(start: start, end: Swift.max(end, start))
-        self.redirectCount = earlier.count
-        self.storage = Mutex(.recorded(last: last, earlier: earlier))
+        (self.last, self.earlier) = (last, earlier)
+    }
+}
+
+/// A task's metrics, recorded or built: the object is made only when read.
+enum TaskMetrics: Sendable {
+    /// Made (read once, given to a monitor, or with no transactions).
+    case built(URLSessionTaskMetrics)
+    /// Not read yet.
+    case recorded(TaskMetricsRecord)
+
+    /// The metrics object: the built one, or a new one from the record (each read of a record
+    /// makes its own object, with the same values; `build()` keeps the one it made).
+    var value: URLSessionTaskMetrics {
+        switch self {
+        case .built(let metrics): metrics
+        case .recorded(let record): URLSessionTaskMetrics(record: record)
+        }
+    }
+
+    /// The metrics object, kept: later reads return the same one.
+    mutating func build() -> URLSessionTaskMetrics {
+        let metrics = value
+        self = .built(metrics)
+        return metrics
+    }
+}
+
+/// A response's metrics: the object, or the request's attempt whose metrics the request builds
+/// on first read and keeps, so the response, ``Request/metrics``, ``Request/allMetrics`` and the
+/// monitors all read one object.
+enum ResponseMetrics: Sendable {
+    /// Given (built, or `nil`).
+    case built(URLSessionTaskMetrics?)
+    /// Attempt `index` (0: the first) of `request`, not read yet when the response was made.
+    case attempt(Request, index: Int)
+
+    /// The metrics object.
+    var value: URLSessionTaskMetrics? {
+        switch self {
+        case .built(let metrics): metrics
+        case .attempt(let request, let index): request.metrics(ofAttempt: index)
+        }
     }
 }
 

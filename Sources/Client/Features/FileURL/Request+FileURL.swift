@@ -122,11 +122,10 @@ extension Request {
         case .failure(let error): return startFailed(.sessionTaskFailed(error: error))
         }
         let task = didCreateTask(for: urlRequest)
-        let receiver = ExchangeReceiver(request: self, task: task)
+        receiver = ExchangeReceiver(task: task)
         // Never handed to the pool: `serveFromFile` feeds it. Refused, should it ever be sent.
-        let exchange = Exchange(request: .refused(TransportError(.unsupportedURL, "file:// is served locally")), receiver: receiver)
+        let exchange = Exchange(request: .refused(TransportError(.unsupportedURL, "file:// is served locally")), receiver: self)
         perform(mutable.withLock { state in
-            state.receiver = receiver
             state.file = (exchange, source)
             return state.machine.exchangeCreated(exchange)
         })

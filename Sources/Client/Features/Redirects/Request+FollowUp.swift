@@ -315,7 +315,7 @@ extension Request {
             reportFollowUp(pending)
             prepareForFollowUp()
             let firstStart = mutable.withLock { state in
-                (state.error, state.response, state.receiver) = (nil, nil, nil)
+                (state.error, state.response) = (nil, nil)
                 return state.firstStart ?? .now()
             }
             var next = pending.request
@@ -338,18 +338,18 @@ extension Request {
     /// answer counts. Without a handler, a response or a task (never: the machine asks only for
     /// a held redirect, whose head was recorded), the redirect response is delivered.
     func askRedirectHandler(_ pending: FollowUp) {
-        let (response, receiver) = mutable.withLock { state in (state.response, state.receiver) }
+        let response = mutable.withLock { $0.response }
         let answered = AnswerOnce()
         underlyingQueue.async { [self] in
-            guard let handler = pending.handler, let response, let task else { return redirectAnswered(nil, pending, receiver, answered) }
+            guard let handler = pending.handler, let response, let task else { return redirectAnswered(nil, pending, answered) }
             handler.task(task, willBeRedirectedTo: pending.request, for: response) { [self] next in
-                redirectAnswered(next, pending, receiver, answered)
+                redirectAnswered(next, pending, answered)
             }
         }
     }
 
     /// The redirect handler's answer: follow `next`, or deliver the held redirect (`nil`).
-    private func redirectAnswered(_ next: URLRequest?, _ pending: FollowUp, _ receiver: ExchangeReceiver?, _ answered: AnswerOnce) {
+    private func redirectAnswered(_ next: URLRequest?, _ pending: FollowUp, _ answered: AnswerOnce) {
         guard answered.first() else { return }  // a second call is ignored
         let followUp = next.map { FollowUp(request: $0, keepsBody: pending.keepsBody) }
         let (action, cancelled) = mutable.withLock { state in
@@ -358,7 +358,7 @@ extension Request {
         }
         if next == nil { redirectDeclined() }
         // A cancelled request gets nothing more; the next exchange (if any) drops the held hop.
-        if next == nil && !cancelled { receiver?.deliverHeld(self) }
+        if next == nil && !cancelled { deliverHeld() }
         perform(action, onWorker: true)
     }
 }
