@@ -365,7 +365,7 @@ extension Request {
     /// The request finished: the session stops tracking it, and the notifications' cached user
     /// info, which holds the request, is dropped.
     func untrack() {
-        lifecycle.state.withLock { $0.notificationUserInfo = .finished }
+        dropNotificationUserInfo()
         context.untrack(self)
     }
 
