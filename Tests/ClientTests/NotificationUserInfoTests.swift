@@ -76,6 +76,10 @@ extension ClientIntegrationTests {
         /// The dictionaries are recycled (`NotificationUserInfo.spares`): a notification an
         /// observer keeps must still carry its own request after that request finished and
         /// later requests reused the storage.
+        /// A notification kept past its post. `@unchecked Sendable`: Foundation's `Notification`
+        /// is not `Sendable`; this one is only read, after the observer stored it.
+        struct KeptNotification: @unchecked Sendable { let note: Notification }
+
         @Test("a kept notification still carries its request after later requests reuse the user info")
         func keptNotificationUnchanged() async throws {
             let server = try ScriptedServer(script: [.expectRequest, cannedResponse("a"), .expectRequest, cannedResponse("b"),
@@ -84,10 +88,10 @@ extension ClientIntegrationTests {
             let session = retained(Session())
             let first = session.request("http://127.0.0.1:\(server.port)/kept", shouldAutomaticallyResume: false)
             let identifier = ObjectIdentifier(first)
-            let kept = Mutex<[Notification]>([])
+            let kept = Mutex<[KeptNotification]>([])
             let observer = NotificationCenter.default.addObserver(forName: Request.didFinishNotification, object: nil, queue: nil) { note in
                 guard let posted = note.request, ObjectIdentifier(posted) == identifier else { return }
-                kept.withLock { $0.append(note) }
+                kept.withLock { $0.append(KeptNotification(note: note)) }
             }
             defer { NotificationCenter.default.removeObserver(observer) }
             first.resume()
@@ -95,7 +99,7 @@ extension ClientIntegrationTests {
             for path in ["/later1", "/later2"] {
                 _ = await session.request("http://127.0.0.1:\(server.port)\(path)").serializingData().response
             }
-            let notes = kept.withLock { $0 }
+            let notes = kept.withLock { $0.map(\.note) }
             #expect(notes.count == 1)
             #expect(notes.first?.userInfo?.count == 1)
             #expect(notes.first?.request.map(ObjectIdentifier.init) == identifier)
