@@ -72,6 +72,50 @@ extension ClientIntegrationTests {
             }
             #expect(seen.withLock { $0 } == expected)
         }
+
+        /// The dictionaries are recycled (`NotificationUserInfo.spares`): a notification an
+        /// observer keeps must still carry its own request after that request finished and
+        /// later requests reused the storage.
+        /// A notification kept past its post. `@unchecked Sendable`: Foundation's `Notification`
+        /// is not `Sendable`; this one is only read, after the observer stored it.
+        struct KeptNotification: @unchecked Sendable { let note: Notification }
+
+        @Test("a kept notification still carries its request after later requests reuse the user info")
+        func keptNotificationUnchanged() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("a"), .expectRequest, cannedResponse("b"),
+                                                     .expectRequest, cannedResponse("c")])
+            defer { server.stop() }
+            let session = retained(Session())
+            let first = session.request("http://127.0.0.1:\(server.port)/kept", shouldAutomaticallyResume: false)
+            let identifier = ObjectIdentifier(first)
+            let kept = Mutex<[KeptNotification]>([])
+            let observer = NotificationCenter.default.addObserver(forName: Request.didFinishNotification, object: nil, queue: nil) { note in
+                guard let posted = note.request, ObjectIdentifier(posted) == identifier else { return }
+                kept.withLock { $0.append(KeptNotification(note: note)) }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            first.resume()
+            _ = await first.serializingData().response
+            for path in ["/later1", "/later2"] {
+                _ = await session.request("http://127.0.0.1:\(server.port)\(path)").serializingData().response
+            }
+            let notes = kept.withLock { $0.map(\.note) }
+            #expect(notes.count == 1)
+            #expect(notes.first?.userInfo?.count == 1)
+            #expect(notes.first?.request.map(ObjectIdentifier.init) == identifier)
+        }
+
+        @Test("a recycled user info holds only the new request")
+        func recycledUserInfo() {
+            let session = retained(Session())
+            let old = session.request("http://127.0.0.1:9/old", shouldAutomaticallyResume: false)
+            let new = session.request("http://127.0.0.1:9/new", shouldAutomaticallyResume: false)
+            NotificationUserInfo.recycle(NotificationUserInfo.make(for: old))
+            let userInfo = NotificationUserInfo.make(for: new)
+            #expect(userInfo.count == 1)
+            #expect((userInfo[Notification.requestKey] as? Request).map(ObjectIdentifier.init) == ObjectIdentifier(new))
+            #expect(NotificationUserInfo.spareCount <= NotificationUserInfo.maximumSpares)
+        }
     }
 }
 

@@ -137,11 +137,13 @@ public class DataRequest: Request, @unchecked Sendable {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        let deliver: @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void = { value in queue.async { completionHandler(value) } }
         if Self.runsNoCallerCode(responseSerializer) {
-            serializeResponseInPlace(using: responseSerializer, deliver: deliver)
+            // One object is the serializer's turn and the delivery (no closure contexts).
+            let handler = QueuedResponseHandler(request: self, serializer: responseSerializer, queue: queue,
+                                                completionHandler: completionHandler)
+            appendSerializer { [handler] onWorker in handler.serialize(onWorker: onWorker) }
         } else {
-            serializeResponse(using: responseSerializer, deliver: deliver)
+            serializeResponse(using: responseSerializer) { value in queue.async { completionHandler(value) } }
         }
         return self
     }
@@ -149,7 +151,7 @@ public class DataRequest: Request, @unchecked Sendable {
     /// Whether `serializer` runs none of the caller's code: a ``DataResponseSerializer`` with the
     /// pass-through preprocessor (`responseData` with its defaults) only checks the status and
     /// hands the body on. Such a serializer takes its turn where the request finished, as the
-    /// async API's serializers do (``serializeResponseInPlace(using:deliver:)``: a body up to
+    /// async API's serializers do (``serializeInPlace(using:onWorker:deliver:)``: a body up to
     /// ``inlineSerializationLimit`` on the connection's loop), and its handler is still called on
     /// the handler's queue: the hop to the serialization queue ran no one's code and cost two
     /// allocations (closure context and Dispatch block) and a thread wake-up per request.
@@ -171,20 +173,22 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     /// Serializes the response where the request finishes and hands the result to `deliver`
-    /// there, for callers that name no queue (the async API): on the connection's loop for a
-    /// body up to ``inlineSerializationLimit``, on the request's queue for a larger one, and on
-    /// the serialization queue when a large body's handler is added after the request finished.
-    /// Saves the hop to the serialization queue (one thread wake-up per request).
-    func serializeResponseInPlace<Serializer: DataResponseSerializerProtocol>(
-        using responseSerializer: Serializer,
+    /// there, for callers that name no queue (the async API) or run no caller code: on the
+    /// connection's loop for a body up to ``inlineSerializationLimit``, on the request's queue
+    /// for a larger one, and on the serialization queue when a large body's handler is added
+    /// after the request finished. Saves the hop to the serialization queue (one thread wake-up
+    /// per request). One turn of the serializer, for `onWorker` as in a ``ResponseHandler``:
+    /// callers append it as a closure that captures only one object holding the serializer and
+    /// the delivery (`InPlaceResponseWaiter`, `QueuedResponseHandler`), which needs no closure
+    /// context of its own.
+    func serializeInPlace<Serializer: DataResponseSerializerProtocol>(
+        using responseSerializer: Serializer, onWorker: Bool,
         deliver: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) {
-        appendSerializer { [self] onWorker in
-            if onWorker || buffer.count <= Self.inlineSerializationLimit {
-                finished(serialized(using: responseSerializer), onWorker: onWorker, deliver: deliver)
-            } else {
-                serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
-            }
+        if onWorker || buffer.count <= Self.inlineSerializationLimit {
+            finished(serialized(using: responseSerializer), onWorker: onWorker, deliver: deliver)
+        } else {
+            serializationQueue.async { [self] in finished(serialized(using: responseSerializer), onWorker: true, deliver: deliver) }
         }
     }
 

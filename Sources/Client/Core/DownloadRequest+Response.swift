@@ -173,13 +173,24 @@ public struct DownloadTask<Value: Sendable>: Sendable {
     /// The full response: request, response, file URL, metrics and result.
     public var response: AFDownloadResponse<Value> {
         get async {
-            await waiter.response(cancelling: shouldAutomaticallyCancel ? request : nil)
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return waiter.delivered
         }
     }
     /// The result.
-    public var result: Result<Value, AFError> { get async { await response.result } }
+    public var result: Result<Value, AFError> {
+        get async {
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return waiter.delivered.result
+        }
+    }
     /// The value, or the error thrown.
-    public var value: Value { get async throws { try await result.get() } }
+    public var value: Value {
+        get async throws {
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return try waiter.delivered.result.get()
+        }
+    }
 
     /// Cancels the download.
     public func cancel() { request.cancel() }

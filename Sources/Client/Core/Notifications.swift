@@ -93,8 +93,14 @@ public final class AlamofireNotifications: EventMonitor {
 /// live requests holds the request anyway, and dropped when the request leaves it; posts outside
 /// that span (none today) build a dictionary of their own, as before.
 ///
-/// `@unchecked Sendable`: the dictionary is never mutated and holds only a `String` key and the
-/// request, which is `Sendable`.
+/// The dictionary's storage is recycled: when the request finishes, its entry is removed and the
+/// empty dictionary, which keeps its capacity, goes to ``spares``; the next request's first post
+/// takes it and stores itself in place, so a steady stream of requests allocates no dictionary.
+/// What observers see is unchanged: a dictionary is a value, and an observer that kept a
+/// notification keeps its own copy (the removal then copies ours instead of changing theirs).
+///
+/// `@unchecked Sendable`: the dictionary is never mutated while shared and holds only a `String`
+/// key and the request, which is `Sendable`.
 enum NotificationUserInfo: @unchecked Sendable {
     /// No notification posted yet.
     case notBuilt
@@ -102,6 +108,41 @@ enum NotificationUserInfo: @unchecked Sendable {
     case cached([AnyHashable: Any])
     /// The request finished and left the session's live requests: nothing is cached any more.
     case finished
+
+    /// Emptied dictionaries with room for one entry, shared by every request in the process;
+    /// at most ``maximumSpares`` (about one per request in flight at once).
+    private static let spares: Mutex<[Spare]> = {
+        var spares: [Spare] = []
+        spares.reserveCapacity(maximumSpares)
+        return Mutex(spares)
+    }()
+    static let maximumSpares = 64
+
+    /// An emptied user info. `@unchecked Sendable`: it holds nothing, and is handed from one
+    /// request to the next through the mutex only.
+    private struct Spare: @unchecked Sendable {
+        var userInfo: [AnyHashable: Any]
+    }
+
+    /// The user info for `request`: a spare dictionary with the request stored in it, or a new one.
+    static func make(for request: Request) -> [AnyHashable: Any] {
+        guard var userInfo = spares.withLock({ $0.popLast()?.userInfo }) else { return [Notification.requestKey: request] }
+        userInfo[Notification.requestKey] = request
+        return userInfo
+    }
+
+    /// Takes back a finished request's user info: empties it and keeps it for the next request.
+    /// (`consuming`: a copy would make the storage shared, and emptying it would allocate.)
+    static func recycle(_ userInfo: consuming [AnyHashable: Any]) {
+        userInfo.removeAll(keepingCapacity: true)
+        let spare = Spare(userInfo: userInfo)
+        spares.withLock { spares in
+            if spares.count < maximumSpares { spares.append(spare) }
+        }
+    }
+
+    /// How many spare dictionaries are kept (tests).
+    static var spareCount: Int { spares.withLock { $0.count } }
 }
 
 extension Request {
@@ -110,11 +151,21 @@ extension Request {
     var notificationUserInfo: [AnyHashable: Any] {
         lifecycle.state.withLock { state in
             if case .cached(let userInfo) = state.notificationUserInfo { return userInfo }
-            let userInfo: [AnyHashable: Any] = [Notification.requestKey: self]
-            if case .notBuilt = state.notificationUserInfo, state.isTracked {
-                state.notificationUserInfo = .cached(userInfo)
-            }
+            guard case .notBuilt = state.notificationUserInfo, state.isTracked else { return [Notification.requestKey: self] }
+            let userInfo = NotificationUserInfo.make(for: self)
+            state.notificationUserInfo = .cached(userInfo)
             return userInfo
         }
+    }
+
+    /// The request left the session's live requests: its user info is no longer cached, and
+    /// its dictionary goes back to ``NotificationUserInfo``'s spares.
+    func dropNotificationUserInfo() {
+        let cached = lifecycle.state.withLock { state -> [AnyHashable: Any]? in
+            defer { state.notificationUserInfo = .finished }
+            guard case .cached(let userInfo) = state.notificationUserInfo else { return nil }
+            return userInfo
+        }
+        if let cached { NotificationUserInfo.recycle(consume cached) }
     }
 }

@@ -365,10 +365,8 @@ extension Request {
     /// The request finished: the session stops tracking it, and the notifications' cached user
     /// info and its tasks, which hold the request, let go of it.
     func untrack() {
-        let tasks = lifecycle.state.withLock { state in
-            state.notificationUserInfo = .finished
-            return state.tasks
-        }
+        let tasks = lifecycle.state.withLock { $0.tasks }
+        dropNotificationUserInfo()
         tasks.forEach { $0.releaseOwner() }
         context.untrack(self)
     }

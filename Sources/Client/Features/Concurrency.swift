@@ -11,25 +11,40 @@ import Dispatch
 /// does); the response can be awaited any number of times, from any task.
 public struct DataTask<Value: Sendable>: Sendable {
     private let request: DataRequest
-    private let waiter = ResponseWaiter<AFDataResponse<Value>>()
+    private let waiter: ResponseWaiter<AFDataResponse<Value>>
     private let shouldAutomaticallyCancel: Bool
 
-    init(request: DataRequest, shouldAutomaticallyCancel: Bool, serialize: (DataRequest, @escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) {
+    init(request: DataRequest, waiter: ResponseWaiter<AFDataResponse<Value>>, shouldAutomaticallyCancel: Bool) {
         self.request = request
+        self.waiter = waiter
         self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
-        serialize(request) { [waiter] in waiter.deliver($0) }
     }
 
     /// The full response: request, response, data, metrics and result.
     public var response: AFDataResponse<Value> {
         get async {
-            await waiter.response(cancelling: shouldAutomaticallyCancel ? request : nil)
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return waiter.delivered
         }
     }
     /// The result.
-    public var result: Result<Value, AFError> { get async { await response.result } }
+    public var result: Result<Value, AFError> {
+        get async {
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return deliveredResult
+        }
+    }
     /// The value, or the error thrown.
-    public var value: Value { get async throws { try await result.get() } }
+    public var value: Value {
+        get async throws {
+            await waiter.wait(cancelling: shouldAutomaticallyCancel ? request : nil)
+            return try deliveredResult.get()
+        }
+    }
+
+    /// The delivered response's result, read outside the async frames (see `ResponseWaiter`).
+    @inline(never)
+    private var deliveredResult: Result<Value, AFError> { waiter.delivered.result }
 
     /// Cancels the request.
     public func cancel() { request.cancel() }
@@ -92,14 +107,15 @@ extension DataRequest {
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        DataTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
-            // No queue is named here, so none is hopped to: the response is serialized where it
-            // completes (the connection's loop, for a body up to 64 KiB) and the awaiting task is
-            // resumed from there. A keep-alive GET costs two thread wake-ups (caller → loop →
-            // awaiting task) instead of five (… → request queue → serialization queue → task);
-            // see `DataRequest.serializeResponseInPlace` and the numbers in
-            // `RequestLifecycleTests.contextSwitchesPerRequest`.
-            request.serializeResponseInPlace(using: serializer, deliver: done)
-        }
+        // No queue is named here, so none is hopped to: the response is serialized where it
+        // completes (the connection's loop, for a body up to 64 KiB) and the awaiting task is
+        // resumed from there. A keep-alive GET costs two thread wake-ups (caller → loop →
+        // awaiting task) instead of five (… → request queue → serialization queue → task);
+        // see `DataRequest.serializeInPlace` and the numbers in
+        // `RequestLifecycleTests.contextSwitchesPerRequest`. The waiter is the serializer's
+        // turn too, and the turn's closure captures only the waiter: one allocation for both.
+        let waiter = InPlaceResponseWaiter(request: self, serializer: serializer)
+        appendSerializer { [waiter] onWorker in waiter.serialize(onWorker: onWorker) }
+        return DataTask(request: self, waiter: waiter, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }
