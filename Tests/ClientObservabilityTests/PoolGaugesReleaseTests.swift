@@ -65,14 +65,8 @@ struct PoolGaugesReleaseTests {
     /// timeout is 5 s here, so a script that leaves one unanswered fails fast.
     @Test("four requests at a limit of two, the last two one after another: one connection carries three, each answered")
     func lateRequestsReuseTheLastReleasedConnection() async throws {
-        let server = try ScriptedServer(
-            script: [.respondToEachRequest(Self.response, after: .milliseconds(200))],
-            forEveryConnection: true, stepTimeout: Self.stepTimeout)
+        let (server, metrics, configuration) = try Self.twoConnections(requestTimeout: 5)
         defer { server.stop() }
-        let metrics = TestMetrics()
-        let configuration = URLSessionConfiguration.af.default
-        configuration.httpMaximumConnectionsPerHost = 2
-        configuration.timeoutIntervalForRequest = 5
         var session: Session? = Session(configuration: configuration, eventMonitors: [MetricsEventMonitor(factory: metrics)])
         let url = "http://127.0.0.1:\(server.port)/"
         let pair = (0..<2).map { _ in session!.request(url) }
@@ -89,6 +83,20 @@ struct PoolGaugesReleaseTests {
         #expect(await eventually { (0..<server.connectionCount).allSatisfy { server.clientClosed(connection: $0) } })
         #expect(await eventually { idle(metrics, port: server.port) == 0 })
         #expect(server.failures.isEmpty, Comment(rawValue: server.failures.joined(separator: "; ")))
+    }
+
+    /// A server answering every request a connection carries after 200 ms, metrics, and a
+    /// configuration of at most two connections per host. (Not the session itself: the tests
+    /// release theirs, and a returned reference would keep it.)
+    private static func twoConnections(requestTimeout: TimeInterval? = nil) throws -> (ScriptedServer, TestMetrics, URLSessionConfiguration) {
+        let server = try ScriptedServer(
+            script: [.respondToEachRequest(response, after: .milliseconds(200))],
+            forEveryConnection: true, stepTimeout: stepTimeout)
+        let metrics = TestMetrics()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpMaximumConnectionsPerHost = 2
+        if let requestTimeout { configuration.timeoutIntervalForRequest = requestTimeout }
+        return (server, metrics, configuration)
     }
 
     private func gauge(_ metrics: TestMetrics, port: Int, _ state: String) -> Double? {
@@ -124,13 +132,8 @@ struct PoolGaugesReleaseTests {
 
     @Test("released after four requests at a limit of two (two waited for a connection): every connection closed, idle reads 0")
     func releasedAfterConcurrentRequests() async throws {
-        let server = try ScriptedServer(
-            script: [.respondToEachRequest(Self.response, after: .milliseconds(200))],
-            forEveryConnection: true, stepTimeout: Self.stepTimeout)
+        let (server, metrics, configuration) = try Self.twoConnections()
         defer { server.stop() }
-        let metrics = TestMetrics()
-        let configuration = URLSessionConfiguration.af.default
-        configuration.httpMaximumConnectionsPerHost = 2
         var session: Session? = Session(configuration: configuration, eventMonitors: [MetricsEventMonitor(factory: metrics)])
         weak let released = session
         let requests = (0..<4).map { _ in session!.request("http://127.0.0.1:\(server.port)/") }
