@@ -162,8 +162,9 @@ public final class ScriptedServer: Sendable {
         while !stopping.load(ordering: .acquiring) {
             reapFinishedThreads()
             guard Loopback.waitReadable(listenFD, milliseconds: 20) else { continue }
-            // accept4 is a GNU extension Glibc's overlay hides; tests never exec, so the
-            // window before FD_CLOEXEC is set does not matter.
+            // accept4 (SOCK_CLOEXEC at accept) is a GNU extension Glibc's overlay hides. Until
+            // the fcntl below, a child another test forks (fetch, curl) inherits the connection
+            // and keeps it open until it exits: a window of two system calls, not closed.
             let fd = accept(listenFD, nil, nil)
             guard fd >= 0 else { continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
