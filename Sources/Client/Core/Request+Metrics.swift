@@ -36,3 +36,12 @@ extension Request {
         }
     }
 }
+
+extension Request.Mutable {
+    /// The last attempt's metrics for a response made now: an object as it is, a record as
+    /// that attempt of `request`, built when the response's metrics are read.
+    func responseMetrics(of request: Request) -> ResponseMetrics {
+        guard case .recorded? = metrics else { return .built(metrics?.value) }
+        return .attempt(request, index: earlierMetrics.count)
+    }
+}

@@ -110,12 +110,6 @@ public class Request: @unchecked Sendable {
         var metrics: TaskMetrics?
         /// Metrics of the attempts before the last one (each retry is a new task), oldest first.
         var earlierMetrics: [URLSessionTaskMetrics] = []
-        /// The last attempt's metrics for a response made now: an object as it is, a record as
-        /// that attempt of `request`, built when the response's metrics are read.
-        func responseMetrics(of request: Request) -> ResponseMetrics {
-            guard case .recorded? = metrics else { return .built(metrics?.value) }
-            return .attempt(request, index: earlierMetrics.count)
-        }
         /// When the first exchange started: retries share its resource deadline.
         var firstStart: Deadline?
         /// The request's own interceptor (see `Request+Retry.swift`).
@@ -431,8 +425,8 @@ public class Request: @unchecked Sendable {
             return startFailed((error as? AFError) ?? .createURLRequestFailed(error: error))
         }
         // Every transport event takes one path into the request, synchronously on the thread
-        // that reports it: the request as the exchange's receiver (`ExchangeReceiver.swift`), which runs the
-        // response stages in one fixed order and reports here at the head and at the end. The
+        // that reports it: the request as its exchange's receiver (`ExchangeReceiver.swift`),
+        // running the response stages in one fixed order, reporting here at head and end. The
         // head, the body and the end of a running exchange all come from its connection's loop,
         // in order; a failure before any connection comes alone from the pool's thread.
         let task = didCreateTask(for: urlRequest)
