@@ -17,10 +17,23 @@ import sys
 LARIAT = ("fetch", "Client", "Transport", "TLS", "Wire", "EventLoop")
 
 
-def owner(obj):
+# A section of the LTO object (the container build links Lariat as one LTO unit, with a section
+# per function or global): `.text.$s6Client7RequestC...` names its module in the mangling.
+LTO_OBJECT = re.compile(r"/[^/(]+\.lto(\.\d+)?\.o$")
+MANGLED_MODULE = re.compile(r"^\.[a-z.]+\.\$s(\d+)")
+
+
+def owner(obj, section=""):
     for module in LARIAT:
         if f"/{module}.build/" in obj:
             return "Lariat " + module
+    if LTO_OBJECT.search(obj):
+        match = MANGLED_MODULE.match(section)
+        if match:
+            name = section[match.end():match.end() + int(match.group(1))]
+            if name in LARIAT:
+                return "Lariat " + name
+        return "Lariat other (LTO unit: metadata, C shims, stdlib specializations)"
     return re.sub(r"\(.*", "", obj.split("/")[-1])
 
 
@@ -89,12 +102,12 @@ def demangle(names):
 def main():
     kept, included = read_map(sys.argv[1]), read_why_extract(sys.argv[2])
     by_owner = collections.Counter()
-    for _, size, obj, _ in kept:
-        by_owner[owner(obj)] += size
+    for section, size, obj, _ in kept:
+        by_owner[owner(obj, section)] += size
     total = sum(by_owner.values())
     lariat = sum(size for name, size in by_owner.items() if name.startswith("Lariat "))
     print("by archive and Lariat module (kept input sections, before stripping):")
-    for name, size in by_owner.most_common(16):
+    for name, size in by_owner.most_common(20):
         print(f"  {size / 1e6:6.2f} MB  {name}")
     print(f"  {total / 1e6:6.2f} MB  total ({lariat / 1e6:.2f} MB Lariat's own)")
 
@@ -117,8 +130,8 @@ def main():
     # the unstripped binary's symbols (nm -S) are placed into those sections by address.
     if len(sys.argv) < 4:
         return
-    ranges = sorted((address, address + size, owner(obj)) for section, size, obj, address in kept
-                    if section.startswith(".text") and owner(obj).startswith("Lariat ") and address)
+    ranges = sorted((address, address + size, owner(obj, section)) for section, size, obj, address in kept
+                    if section.startswith(".text") and owner(obj, section).startswith("Lariat ") and address)
     starts = [start for start, _, _ in ranges]
     listing = subprocess.run(["nm", "-S", "--defined-only", sys.argv[3]], capture_output=True, text=True).stdout
     symbols = []

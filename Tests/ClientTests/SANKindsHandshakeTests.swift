@@ -22,11 +22,7 @@ import LariatTestSupport
 @testable import Transport
 
 /// `fetch` next to the running test bundle, if it was built.
-private let fetchExecutable: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let fetchExecutable: String? = fetchExecutablePath
 
 /// Connections per (kind, mode) asked for by hand; nil in CI.
 private let matrixCount: Int? = ProcessInfo.processInfo.environment["LARIAT_SAN_MATRIX_COUNT"].flatMap(Int.init)

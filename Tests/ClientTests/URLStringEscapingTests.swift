@@ -35,11 +35,7 @@ struct URLStringEscapingTests {
 
 #if FullFoundation
 /// `fetch` next to the running test bundle, if it was built.
-private let escapingFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let escapingFetch: String? = fetchExecutablePath
 
 extension URLStringEscapingTests {
     @Test("fetch sends the escapes it was given (was /a%7Cb%253Dc%7Bd%7D)", .enabled(if: escapingFetch != nil, "fetch is not built"),

@@ -12,17 +12,14 @@
 // Rows whose messages differ by design compare the exit status and standard output only.
 #if FullFoundation
 import Foundation
+import LariatTestSupport
 import Testing
 
 /// httpbin's base URL, when the suite can run.
 private let parityBase: String? = ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"].flatMap { $0.isEmpty ? nil : $0 }
 
 /// `fetch` next to the running test bundle, if it was built.
-private let parityFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let parityFetch: String? = fetchExecutablePath
 
 /// curl on the PATH.
 private let parityCurl: String? = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -10,11 +10,7 @@ import Testing
 import LariatTestSupport
 
 /// `fetch` next to the running test bundle, if it was built.
-private let safetyFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let safetyFetch: String? = fetchExecutablePath
 
 /// curl on the PATH.
 private let safetyCurl: String? = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }

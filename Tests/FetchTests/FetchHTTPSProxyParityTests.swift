@@ -112,8 +112,7 @@ struct FetchHTTPSProxyParityTests {
                 .replacingOccurrences(of: "{lab}", with: lab.directory).replacingOccurrences(of: "{tls}", with: "\(origin.port)")
                 .replacingOccurrences(of: "{port}", with: port)
         }
-        let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("fetch").path
+        let fetchPath = try #require(fetchExecutablePath)
         func run(_ tool: String) throws -> FetchCurlParityTests.Result {
             let cleared = ["-u", "http_proxy", "-u", "https_proxy", "-u", "HTTPS_PROXY", "-u", "all_proxy", "-u", "ALL_PROXY",
                            "-u", "no_proxy", "-u", "NO_PROXY", "-u", "HTTP_PROXY"]

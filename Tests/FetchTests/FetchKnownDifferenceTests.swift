@@ -13,11 +13,7 @@ import Foundation
 import LariatTestSupport
 
 /// `fetch` next to the running test bundle, if it was built.
-private let differencesFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let differencesFetch: String? = fetchExecutablePath
 
 private let differencesCurl: String? = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") ? "/usr/bin/curl" : nil
 

@@ -29,11 +29,7 @@ struct FetchMessagesTests {
 
 #if FullFoundation
 /// `fetch` next to the running test bundle, if it was built.
-private let messagesFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let messagesFetch: String? = fetchExecutablePath
 
 /// curl on the PATH.
 private let messagesCurl: String? = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }

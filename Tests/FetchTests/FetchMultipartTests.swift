@@ -98,11 +98,7 @@ struct FetchMultipartTests {
 
 #if FullFoundation
 /// `fetch` next to the running test bundle, if it was built.
-private let multipartFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let multipartFetch: String? = fetchExecutablePath
 
 extension FetchMultipartTests {
     @Test("an 11 MB file part through the fetch binary: sent whole from a temporary file, which is gone afterwards",

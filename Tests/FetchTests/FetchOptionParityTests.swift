@@ -3,15 +3,13 @@
 // name by absolute path ({fixtures}: a .netrc, a config file with a bad line) are written once.
 #if FullFoundation
 import Foundation
+import LariatTestSupport
 import Testing
 
 /// httpbin, fetch and curl, when the suite can run.
 private let issue21Ready: Bool = {
     let base = ProcessInfo.processInfo.environment["LARIAT_HTTPBIN"] ?? ""
-    guard !base.isEmpty, FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"),
-          let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return false }
-    let fetch = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: fetch)
+    return !base.isEmpty && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") && fetchExecutablePath != nil
 }()
 
 /// The fixture directory, made once per test process.
@@ -135,10 +133,7 @@ struct FetchOptionParityTests {
         #expect(fetch.file == curl.file)
     }
 
-    /// fetch next to the test bundle.
-    static var fetchPath: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    }
+    /// The fetch under test (``fetchExecutablePath``).
+    static var fetchPath: String { fetchExecutablePath ?? "" }
 }
 #endif

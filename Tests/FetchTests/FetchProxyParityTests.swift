@@ -112,8 +112,7 @@ struct FetchProxyParityTests {
 
     @Test("the CONNECT request is curl's", arguments: connectRows)
     func connectHead(_ arguments: [String]) async throws {
-        let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("fetch").path
+        let fetchPath = try #require(fetchExecutablePath)
         @Sendable func run(_ tool: String) throws -> (FetchCurlParityTests.Result, [String]) {
             let proxy = try TestProxyServer(kind: .http)
             defer { proxy.stop() }
@@ -163,8 +162,7 @@ struct FetchProxyParityTests {
                 .replacingOccurrences(of: "{socksauth}", with: "\(socksAuth.port)").replacingOccurrences(of: "{socks}", with: "\(socks.port)")
                 .replacingOccurrences(of: "{refusing}", with: "\(refusing.port)")
         }
-        let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("fetch").path
+        let fetchPath = try #require(fetchExecutablePath)
         @Sendable func run(_ tool: String) throws -> FetchCurlParityTests.Result {
             // Under env(1): the proxy variables the row sets, none inherited.
             let cleared = ["-u", "http_proxy", "-u", "https_proxy", "-u", "HTTPS_PROXY", "-u", "all_proxy", "-u", "ALL_PROXY",
@@ -193,8 +191,7 @@ struct FetchProxyParityTests {
 
     @Test("what the proxies receive is what curl sends them", arguments: preproxyRows)
     func proxiesReceive(_ arguments: [String]) async throws {
-        let fetchPath = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("fetch").path
+        let fetchPath = try #require(fetchExecutablePath)
         @Sendable func run(_ tool: String) throws -> (FetchCurlParityTests.Result, socks: [String], http: [String]) {
             let socks = try TestProxyServer(kind: .socks5)
             defer { socks.stop() }

@@ -8,11 +8,7 @@ import Testing
 import LariatTestSupport
 
 /// `fetch` next to the running test bundle, if it was built.
-private let fetchExecutable: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let fetchExecutable: String? = fetchExecutablePath
 
 extension FetchIntegrationTests {
     @Suite("fetch streaming", .enabled(if: fetchExecutable != nil, "the fetch binary is not built next to the tests"))

@@ -11,11 +11,7 @@ import LariatTestSupport
 @testable import Client
 
 /// `fetch` next to the running test bundle, if it was built.
-private let fetchBinary: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let fetchBinary: String? = fetchExecutablePath
 
 extension FetchIntegrationTests {
     @Suite("fetch over TLS", .enabled(if: fetchBinary != nil, "the fetch binary is not built next to the tests (swift build --build-tests)"))

@@ -55,11 +55,7 @@ import Foundation
 import LariatTestSupport
 import CLinux
 
-private let traceFetch: String? = {
-    guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("fetch").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-}()
+private let traceFetch: String? = fetchExecutablePath
 
 private let traceCurl: String? = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") ? "/usr/bin/curl" : nil
 
