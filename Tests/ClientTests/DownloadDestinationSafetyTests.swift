@@ -15,11 +15,17 @@ extension ClientIntegrationTests {
     struct DownloadDestinationSafetyTests {
         let session = Session()
 
-        /// Where `suggestedDownloadDestination(for: .documentDirectory)` puts files on this machine.
-        static var base: URL {
-            let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
-            return documents.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil } ?? FileManager.default.temporaryDirectory
-        }
+        /// Where `suggestedDownloadDestination(for: .documentDirectory)` puts files: the user's
+        /// documents directory, made here when missing. (It used to fall back to the temporary
+        /// directory when missing: on a fresh machine a row with `.createIntermediateDirectories`
+        /// then made it while another row's file was in the temporary directory, so the download
+        /// succeeded beside a file it was never near, and the rows without it failed for the
+        /// missing directory instead of for the existing file.)
+        static let base: URL = {
+            let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0]
+            try? FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+            return documents
+        }()
 
         func download(naming name: String, options: DownloadRequest.Options) async throws -> DownloadResponse<URL, AFError> {
             let body = Array("from the server".utf8)

@@ -118,7 +118,7 @@ public class DataRequest: Request, @unchecked Sendable {
         // A serializer that never fails (Alamofire's: no retrier is asked), taking its turn on the
         // serialization queue, so handlers complete in the order they were added.
         appendSerializer { [self] _ in serializationQueue.async { [self] in
-            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics(of: self)) }
+            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics()) }
             let data = buffer.data
             let result: Result<Data?, AFError> = error.map { .failure($0) } ?? .success(data)
             let value = DataResponse(request: request, response: response, data: data, taskMetrics: metrics, serializationDuration: 0, result: result)
@@ -204,7 +204,7 @@ public class DataRequest: Request, @unchecked Sendable {
     private func serialized<Serializer: DataResponseSerializerProtocol>(
         using responseSerializer: Serializer
     ) -> AFDataResponse<Serializer.SerializedObject> {
-        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics(of: self)) }
+        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.responseMetrics()) }
         let data = buffer.data
         let start = DispatchTime.now().uptimeNanoseconds
         let result: Result<Serializer.SerializedObject, AFError>

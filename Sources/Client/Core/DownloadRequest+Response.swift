@@ -19,7 +19,7 @@ extension DownloadRequest {
         // A serializer that never fails (Alamofire's: no retrier is asked), taking its turn on the
         // serialization queue, so handlers complete in the order they were added.
         appendSerializer { [self] _ in serializationQueue.async { [self] in
-            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics?.build()) }
+            let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metricsTask?.collectedMetrics) }
             let fileURL = self.fileURL
             let result: Result<URL?, AFError> = error.map { .failure($0) } ?? .success(fileURL)
             let value = DownloadResponse(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
@@ -83,7 +83,7 @@ extension DownloadRequest {
     private func serialized<Serializer: DownloadResponseSerializerProtocol>(
         using responseSerializer: Serializer
     ) -> AFDownloadResponse<Serializer.SerializedObject> {
-        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metrics?.build()) }
+        let (request, response, error, metrics) = mutable.withLock { ($0.request, $0.response, $0.error, $0.metricsTask?.collectedMetrics) }
         let fileURL = self.fileURL
         let start = DispatchTime.now().uptimeNanoseconds
         let result: Result<Serializer.SerializedObject, AFError>

@@ -56,9 +56,11 @@ extension Request {
             if isHop { state.earlierHops.append(record) } else { state.earlierHops = [] }
             return earlier
         }
+        guard let task else { return }  // an exchange runs in a task: never taken
         let metrics = recorded(TaskMetricsRecord(last: record, earlier: earlier))
-        mutable.withLock { $0.metrics = metrics }
-        guard !isHop, let task else { return }
+        task.recordMetrics(metrics)
+        mutable.withLock { $0.metricsTask = task }
+        guard !isHop else { return }
         // Reported when the task ends (`taskEnded`), after willCacheResponse.
         lifecycle.state.withLock { state in
             guard case .running(let since, _) = state.taskPhase, state.tasks.last === task else { return }
@@ -87,7 +89,8 @@ extension Request {
     /// metrics for every task, a cancelled one too.
     func reportMetricsWithoutTransactions(for task: URLSessionTask, since start: Date) {
         let metrics = TaskMetrics.built(URLSessionTaskMetrics(taskInterval: DateInterval(start: start, end: max(start, Date()))))
-        mutable.withLock { $0.metrics = $0.metrics ?? metrics }
+        task.recordMetrics(metrics, replacing: false)
+        mutable.withLock { $0.metricsTask = $0.metricsTask ?? task }
         reportMetrics(metrics, for: task)
     }
 
@@ -101,7 +104,8 @@ extension Request {
         }
         guard let last = hops.last, let task else { return }
         let metrics = recorded(TaskMetricsRecord(last: last, earlier: Array(hops.dropLast())))
-        mutable.withLock { $0.metrics = metrics }
+        task.recordMetrics(metrics)
+        mutable.withLock { $0.metricsTask = task }
         reportMetrics(metrics, for: task)
     }
 

@@ -16,32 +16,24 @@ extension Request {
     /// transport (the first request and each retry). Empty before the first one ended.
     public var allMetrics: [URLSessionTaskMetrics] {
         mutable.withLock { state in
-            guard let last = state.metrics?.build() else { return state.earlierMetrics }
+            guard let last = state.metricsTask?.collectedMetrics else { return state.earlierMetrics }
             return state.earlierMetrics + [last]
         }
     }
 
     /// Metrics of the first attempt, once it ended.
     public var firstMetrics: URLSessionTaskMetrics? {
-        mutable.withLock { $0.earlierMetrics.first ?? $0.metrics?.build() }
+        mutable.withLock { $0.earlierMetrics.first ?? $0.metricsTask?.collectedMetrics }
     }
 
     /// Metrics of the last attempt that ended (the same as ``metrics``).
     public var lastMetrics: URLSessionTaskMetrics? { metrics }
-
-    /// Metrics of attempt `index` (0: the first), built now if not yet and kept.
-    func metrics(ofAttempt index: Int) -> URLSessionTaskMetrics? {
-        mutable.withLock { state in
-            index < state.earlierMetrics.count ? state.earlierMetrics[index] : state.metrics?.build()
-        }
-    }
 }
 
 extension Request.Mutable {
-    /// The last attempt's metrics for a response made now: an object as it is, a record as
-    /// that attempt of `request`, built when the response's metrics are read.
-    func responseMetrics(of request: Request) -> ResponseMetrics {
-        guard case .recorded? = metrics else { return .built(metrics?.value) }
-        return .attempt(request, index: earlierMetrics.count)
+    /// The last attempt's metrics for a response made now: the task that keeps them (built
+    /// when the response's metrics are read), or none.
+    func responseMetrics() -> ResponseMetrics {
+        metricsTask.map { .task($0) } ?? .built(nil)
     }
 }

@@ -127,8 +127,8 @@ extension Request {
                 // The new attempt starts clean, as Alamofire's `reset()` before a retry.
                 if case .restartExchange = action {
                     // Each retry is a new task with its own metrics, kept for `allMetrics`.
-                    if let last = state.metrics?.build() { state.earlierMetrics.append(last) }
-                    (state.error, state.response, state.metrics) = (nil, nil, nil)
+                    if let last = state.metricsTask?.collectedMetrics { state.earlierMetrics.append(last) }
+                    (state.error, state.response, state.metricsTask) = (nil, nil, nil)
                 }
                 return action
             }

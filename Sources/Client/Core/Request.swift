@@ -106,8 +106,9 @@ public class Request: @unchecked Sendable {
         var inFlight: URLRequest? { hop ?? request }
         var response: HTTPURLResponse?
         var error: AFError?
-        /// The last attempt's metrics, built when read (``Request/metrics``).
-        var metrics: TaskMetrics?
+        /// The task that keeps the last attempt's metrics (``URLSessionTask/recordMetrics(_:replacing:)``),
+        /// built when read (``Request/metrics``); `nil` until recorded and after a retry's reset.
+        var metricsTask: URLSessionTask?
         /// Metrics of the attempts before the last one (each retry is a new task), oldest first.
         var earlierMetrics: [URLSessionTaskMetrics] = []
         /// When the first exchange started: retries share its resource deadline.
@@ -177,7 +178,7 @@ public class Request: @unchecked Sendable {
     /// The error the request failed with, if it did.
     public var error: AFError? { mutable.withLock { $0.error } }
     /// Timings and byte counts of the last attempt, once it finished (see `Request+Metrics.swift`).
-    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metrics?.build() ?? $0.earlierMetrics.last } }
+    public var metrics: URLSessionTaskMetrics? { mutable.withLock { $0.metricsTask?.collectedMetrics ?? $0.earlierMetrics.last } }
     /// How many times a retrier retried the request (Alamofire's count: a retry counts once its
     /// delay elapsed and its new exchange is being built). The transport's own silent retries of
     /// a stale keep-alive connection do not count.

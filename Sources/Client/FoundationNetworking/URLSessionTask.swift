@@ -35,6 +35,8 @@ open class URLSessionTask: @unchecked Sendable {
         var bytesExpectedToReceive: Int64 = -1
         var bytesExpectedToSend: Int64 = 0
         var taskDescription: String?
+        /// The attempt's metrics (see ``recordMetrics(_:)``).
+        var metrics: TaskMetrics?
     }
 
     /// A number unique among the tasks of the session that made it.
@@ -67,6 +69,24 @@ open class URLSessionTask: @unchecked Sendable {
     func releaseOwner() {
         ownerReference.withLock { $0 = nil }
     }
+
+    /// Keeps the attempt's metrics as the transport recorded them (or as built for a monitor).
+    /// The task holds them, not its request, so that a response a caller keeps, which reads them
+    /// through this task, does not keep the request alive once it finished: the request holds the
+    /// caller's interceptor and handlers, and a caller keeping its response would close a cycle.
+    ///
+    /// - Parameters:
+    ///   - metrics:     The metrics.
+    ///   - replacing:   Whether metrics already kept are replaced (`false`: kept if any).
+    func recordMetrics(_ metrics: TaskMetrics, replacing: Bool = true) {
+        progress.withLock { state in
+            if replacing || state.metrics == nil { state.metrics = metrics }
+        }
+    }
+
+    /// The attempt's metrics, built on first read and kept: the request, its response and the
+    /// monitors read one object.
+    var collectedMetrics: URLSessionTaskMetrics? { progress.withLock { $0.metrics?.build() } }
 
     /// The task's state.
     public var state: State { progress.withLock { $0.state } }

@@ -114,20 +114,21 @@ enum TaskMetrics: Sendable {
     }
 }
 
-/// A response's metrics: the object, or the request's attempt whose metrics the request builds
-/// on first read and keeps, so the response, ``Request/metrics``, ``Request/allMetrics`` and the
-/// monitors all read one object.
+/// A response's metrics: the object, or the task (the attempt) that builds them on first read
+/// and keeps them, so the response, ``Request/metrics``, ``Request/allMetrics`` and the monitors
+/// all read one object. The task, not the request: a response names no request, as Alamofire's
+/// (see ``URLSessionTask/recordMetrics(_:replacing:)``).
 enum ResponseMetrics: Sendable {
     /// Given (built, or `nil`).
     case built(URLSessionTaskMetrics?)
-    /// Attempt `index` (0: the first) of `request`, not read yet when the response was made.
-    case attempt(Request, index: Int)
+    /// The metrics `task` keeps.
+    case task(URLSessionTask)
 
     /// The metrics object.
     var value: URLSessionTaskMetrics? {
         switch self {
         case .built(let metrics): metrics
-        case .attempt(let request, let index): request.metrics(ofAttempt: index)
+        case .task(let task): task.collectedMetrics
         }
     }
 }

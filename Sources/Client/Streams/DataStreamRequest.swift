@@ -242,7 +242,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// The completion as it stands.
     var completion: Completion {
-        mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metrics?.build(), error: $0.error) }
+        mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metricsTask?.collectedMetrics, error: $0.error) }
     }
 
     /// Runs a user handler; a thrown error becomes the request's error and may cancel it.

@@ -234,6 +234,6 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     /// The completion as it stands.
     var completion: Completion {
-        mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metrics?.build(), error: $0.error) }
+        mutable.withLock { Completion(request: $0.request, response: $0.response, metrics: $0.metricsTask?.collectedMetrics, error: $0.error) }
     }
 }
