@@ -158,7 +158,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LariatTestSupport",
-            dependencies: ["CDirent", "TLS"],
+            dependencies: ["CDirent", "CLinux", "TLS"],
             path: "Tests/Support",
             swiftSettings: strict
         ),

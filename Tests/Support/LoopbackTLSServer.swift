@@ -5,6 +5,7 @@
 // connection at a time; answers each request head with a canned response.
 #if FullFoundation
 import Foundation
+import CLinux
 import Glibc
 import Synchronization
 import TLS
@@ -84,7 +85,7 @@ package final class LoopbackTLSServer: Sendable {
     private func acceptLoop() {
         while !stopping.load(ordering: .acquiring) {
             guard LoopbackTLSServer.readable(listenFD) else { continue }
-            let fd = accept(listenFD, nil, nil)
+            let fd = lariat_accept_cloexec(listenFD)  // close-on-exec: tests fork fetch and curl
             guard fd >= 0 else { continue }
             state.withLock { $0.connections += 1 }
             serve(fd)

@@ -8,6 +8,7 @@
 // accepted connection (each read polls in 20 ms slices for the same reason). Finished connection
 // threads are joined by the acceptor as it goes; stop() joins the rest and closes every fd, so a
 // test can compare descriptor counts after it.
+import CLinux
 import Glibc
 import Synchronization
 
@@ -162,12 +163,10 @@ public final class ScriptedServer: Sendable {
         while !stopping.load(ordering: .acquiring) {
             reapFinishedThreads()
             guard Loopback.waitReadable(listenFD, milliseconds: 20) else { continue }
-            // accept4 (SOCK_CLOEXEC at accept) is a GNU extension Glibc's overlay hides. Until
-            // the fcntl below, a child another test forks (fetch, curl) inherits the connection
-            // and keeps it open until it exits: a window of two system calls, not closed.
-            let fd = accept(listenFD, nil, nil)
+            // Close-on-exec from the accept itself: a child another test forks (fetch, curl)
+            // between an accept and a later fcntl would keep the connection open until it exits.
+            let fd = lariat_accept_cloexec(listenFD)
             guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             let index = state.withLock { state -> Int in
                 state.records.append(ConnectionRecord())
                 return state.records.count - 1

@@ -10,6 +10,7 @@
 // Every destination resolves to 127.0.0.1 (the name asked for is recorded), optionally at a fixed
 // port (`tunnelPort`) so a test can send a tunnel for `lariat.test:443` to a local TLS server.
 // One thread per connection; every wait polls in 20 ms slices so `stop()` is prompt.
+import CLinux
 import Glibc
 import Synchronization
 import TLS
@@ -106,7 +107,7 @@ public final class TestProxyServer: Sendable {
     private func acceptLoop() {
         while !stopping.load(ordering: .acquiring) {
             guard Loopback.waitReadable(listenFD, milliseconds: 20) else { continue }
-            let client = accept(listenFD, nil, nil)
+            let client = lariat_accept_cloexec(listenFD)  // close-on-exec: tests fork fetch and curl
             guard client >= 0 else { continue }
             let thread = TestThread.start { [self] in
                 switch kind {

@@ -2,6 +2,7 @@
 // abstract namespace), for the `http+unix://` and `--unix-socket` tests. One blocking thread,
 // one connection at a time; every request head gets the canned response, then the connection
 // closes.
+import CLinux
 import Glibc
 import Synchronization
 
@@ -66,7 +67,7 @@ public final class UnixSocketServer: Sendable {
         while !stopping.load(ordering: .acquiring) {
             var entry = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 20) > 0 else { continue }
-            let fd = accept(listenFD, nil, nil)
+            let fd = lariat_accept_cloexec(listenFD)  // close-on-exec: tests fork fetch and curl
             guard fd >= 0 else { continue }
             var head: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
