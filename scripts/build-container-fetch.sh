@@ -52,18 +52,18 @@ ca_bundle=/etc/ssl/certs/ca-certificates.crt
 # once into .build-openssl/), found by COpenSSL's pkg-config lookup. LARIAT_CONTAINER_OPENSSL=debian
 # links Debian's libssl-dev archives instead.
 # If the trimmed build cannot be made (no access to Debian's source archive on this machine), the
-# build says so and falls back to Debian's archives under their own measured budget (20,008,144:
+# build says so and falls back to Debian's archives under their own measured budget (19,369,168:
 # the image with Debian's libcrypto.a and libssl.a), so a machine without deb-src access still
 # checks everything else; CI's log shows the warning.
 if [ "${LARIAT_CONTAINER_OPENSSL:-trimmed}" = trimmed ]; then
     if bash scripts/build-trimmed-openssl.sh .build-openssl; then
         export PKG_CONFIG_PATH=$PWD/.build-openssl/lib/pkgconfig
     else
-        echo "WARNING: the trimmed OpenSSL could not be built; linking Debian's libssl-dev archives (budget 20008144)" >&2
-        budget=${LARIAT_CONTAINER_BUDGET:-20008144}
+        echo "WARNING: the trimmed OpenSSL could not be built; linking Debian's libssl-dev archives (budget 19369168)" >&2
+        budget=${LARIAT_CONTAINER_BUDGET:-19369168}
     fi
 else
-    budget=${LARIAT_CONTAINER_BUDGET:-20008144}
+    budget=${LARIAT_CONTAINER_BUDGET:-19369168}
 fi
 swift build -c release --product fetch --disable-default-traits --scratch-path .build-static \
     --experimental-lto-mode=full -Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records \
