@@ -130,8 +130,9 @@ def main():
     # the unstripped binary's symbols (nm -S) are placed into those sections by address.
     if len(sys.argv) < 4:
         return
-    ranges = sorted((address, address + size, owner(obj, section)) for section, size, obj, address in kept
-                    if section.startswith(".text") and owner(obj, section).startswith("Lariat ") and address)
+    ranges = sorted((address, address + size, module) for section, size, obj, address in kept
+                    if section.startswith(".text") and address
+                    for module in [owner(obj, section)] if module.startswith("Lariat "))
     starts = [start for start, _, _ in ranges]
     listing = subprocess.run(["nm", "-S", "--defined-only", sys.argv[3]], capture_output=True, text=True).stdout
     symbols = []

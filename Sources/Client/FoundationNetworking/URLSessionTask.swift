@@ -35,7 +35,7 @@ open class URLSessionTask: @unchecked Sendable {
         var bytesExpectedToReceive: Int64 = -1
         var bytesExpectedToSend: Int64 = 0
         var taskDescription: String?
-        /// The attempt's metrics (see ``recordMetrics(_:)``).
+        /// The attempt's metrics (see ``recordMetrics(_:replacing:)``).
         var metrics: TaskMetrics?
     }
 
