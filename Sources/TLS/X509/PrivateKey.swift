@@ -35,14 +35,21 @@ public final class PrivateKey: @unchecked Sendable {
     ///     not be encrypted. OpenSSL's terminal prompt is never used.
     /// - Throws: ``TLSError/Kind/decoding`` for a missing or malformed key or a wrong password.
     public convenience init(pemBytes: [UInt8], password: String? = nil) throws(TLSError) {
-        let key = try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
+        guard KeyInputPrefilter.mayHoldPEMBlock(pemBytes, labelSuffix: "PRIVATE KEY") else {
+            throw TLSError(.decoding, "no PEM block labelled ...PRIVATE KEY in the input")
+        }
+        try self.init(takingOwnershipOf: try Self.decodePEM(pemBytes, password: password))
+    }
+
+    /// OpenSSL's reading of the first private key in `pemBytes`, without the prefilter.
+    static func decodePEM(_ pemBytes: [UInt8], password: String?) throws(TLSError) -> OpaquePointer {
+        try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
             let parsed: OpaquePointer? = PrivateKey.withPasswordCallback(password) { argument in
                 PEM_read_bio_PrivateKey(bio, nil, passwordCallback, argument)
             }
             guard let parsed else { throw TLSError.drainingQueue(.decoding, "no readable private key in PEM input (wrong password?)") }
             return parsed
         }
-        try self.init(takingOwnershipOf: key)
     }
 
     /// Parses a DER private key (PKCS#8 or a traditional RSA/EC structure, detected automatically).
@@ -50,10 +57,16 @@ public final class PrivateKey: @unchecked Sendable {
     /// - Parameter derBytes: the unencrypted DER bytes.
     /// - Throws: ``TLSError/Kind/decoding`` when the bytes are not a private key.
     public convenience init(derBytes: [UInt8]) throws(TLSError) {
+        guard KeyInputPrefilter.mayBeDERSequence(derBytes) else { throw TLSError(.decoding, "not a DER private key (no SEQUENCE)") }
+        try self.init(takingOwnershipOf: try Self.decodeDER(derBytes))
+    }
+
+    /// OpenSSL's reading of `derBytes` as one private key, without the prefilter.
+    static func decodeDER(_ derBytes: [UInt8]) throws(TLSError) -> OpaquePointer {
         guard let key = OpenSSLBytes.parseDER(derBytes, { cursor, length in d2i_AutoPrivateKey(nil, cursor, length) }, free: { EVP_PKEY_free($0) }) else {
             throw TLSError.drainingQueue(.decoding, "not a DER private key")
         }
-        try self.init(takingOwnershipOf: key)
+        return key
     }
 
     /// Loads a private key from a PEM or DER file, detecting the format from the content.

@@ -27,18 +27,26 @@ public final class PublicKey: @unchecked Sendable, Hashable, CustomStringConvert
         self.init(takingOwnershipOf: key)
     }
 
-    /// Parses the first `PUBLIC KEY` block of PEM text.
+    /// Parses the first public key of PEM text: a `PUBLIC KEY` block (SubjectPublicKeyInfo) or a
+    /// key-type specific one such as `RSA PUBLIC KEY` (PKCS#1).
     ///
-    /// - Parameter pemBytes: PEM text containing a `-----BEGIN PUBLIC KEY-----` block.
+    /// - Parameter pemBytes: PEM text containing such a block.
     /// - Throws: ``TLSError/Kind/decoding`` when there is no such block or it is malformed.
     public convenience init(pemBytes: [UInt8]) throws(TLSError) {
-        let key = try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
+        guard KeyInputPrefilter.mayHoldPEMBlock(pemBytes, labelSuffix: "PUBLIC KEY") else {
+            throw TLSError(.decoding, "no PEM block labelled ...PUBLIC KEY in the input")
+        }
+        self.init(takingOwnershipOf: try Self.decodePEM(pemBytes))
+    }
+
+    /// OpenSSL's reading of the first public key in `pemBytes`, without the prefilter.
+    static func decodePEM(_ pemBytes: [UInt8]) throws(TLSError) -> OpaquePointer {
+        try OpenSSLBytes.withReadBIO(pemBytes) { bio throws(TLSError) in
             guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
                 throw TLSError.drainingQueue(.decoding, "no valid PUBLIC KEY block in PEM input")
             }
             return key
         }
-        self.init(takingOwnershipOf: key)
     }
 
     /// Loads a public key from a PEM (`PUBLIC KEY`) or DER (SubjectPublicKeyInfo) file,
