@@ -288,6 +288,7 @@ extension ClientIntegrationTests {
             let response = await session.download("http://127.0.0.1:\(server.port)/start")
                 .redirect(using: .modify { _, request, _ in request })
                 .serializingData().response
+            defer { response.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
             #expect(response.value.map { String(decoding: $0, as: UTF8.self) } == "the file")
             let directory = FileManager.default.temporaryDirectory
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

@@ -113,6 +113,7 @@ extension ClientIntegrationTests {
         func httpbinDownload() async throws {
             let base = try #require(rcHTTPBin)
             let response = await session.download(base + "/gzip").serializingDecodable(Coded.self).response
+            defer { response.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
             #expect(try response.result.get().gzipped == true)
         }
 

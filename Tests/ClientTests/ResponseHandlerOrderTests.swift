@@ -56,7 +56,8 @@ extension ClientIntegrationTests {
                     .responseDecodable(of: Greeting.self, queue: queue, decoder: SlowDecoder()) { response in
                         order.withLock { $0.append("decodable \(response.value?.hello ?? "failed")") }
                     }
-                    .response(queue: queue) { _ in
+                    .response(queue: queue) { response in
+                        response.fileURL.map { try? FileManager.default.removeItem(at: $0) }  // the default destination is ours to clean
                         order.withLock { $0.append("response") }
                         done.deliver(true)
                     }

@@ -2,9 +2,13 @@
 // expires in the repository), and `openssl s_server -www` on loopback as the HTTPS server.
 #if FullFoundation
 package import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The lab's directory, for the exit handler to remove (the shared lab is never deinitialized).
+private let httpsLabDirectoryToRemove = Mutex<String?>(nil)
 
 /// Keys and certificates for the HTTPS tests, in a temporary directory.
 package struct HTTPSLab: Sendable {
@@ -20,7 +24,13 @@ package struct HTTPSLab: Sendable {
     /// `rogue` (an unrelated self-signed CA, for mismatching pins), and the certificate cases of
     /// HTTPSLab+Cases.swift.
     package static let shared: Result<HTTPSLab, Failure> = {
-        let directory = NSTemporaryDirectory() + "lariat-https-\(getpid())"
+        // A fresh directory per process, removed when the process exits: a name made from the PID
+        // could meet a directory (and its CA database) that an earlier process left behind.
+        let directory = NSTemporaryDirectory() + "lariat-https-\(UUID().uuidString)"
+        httpsLabDirectoryToRemove.withLock { $0 = directory }
+        atexit {
+            if let path = httpsLabDirectoryToRemove.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let lab = HTTPSLab(directory: directory)
