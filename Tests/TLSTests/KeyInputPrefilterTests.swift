@@ -73,6 +73,15 @@ import Testing
         #expect(KeyInputPrefilter.mayHoldPEMBlock(Array(text.utf8), labelSuffix: suffix) == expected)
     }
 
+    /// A hostile line of 1 MiB that repeats `-----BEGIN ` is one pass, not one scan to the line's
+    /// end per BEGIN (the first version did that: at 2 MiB it had not finished after 5 minutes).
+    @Test(.timeLimit(.minutes(1))) func repeatedBeginsAreLinear() {
+        let line = Array(Array(repeating: Array("-----BEGIN ".utf8), count: 95_000).joined())
+        #expect(!KeyInputPrefilter.mayHoldPEMBlock(line, labelSuffix: "PRIVATE KEY"))
+        #expect(KeyInputPrefilter.mayHoldPEMBlock(line + Array("PRIVATE KEY-----".utf8), labelSuffix: "PRIVATE KEY"))
+        #expect(!KeyInputPrefilter.mayHoldPEMBlock(line + Array("\nPRIVATE KEY-----".utf8), labelSuffix: "PRIVATE KEY"))
+    }
+
     @Test func derSequenceCheck() {
         #expect(KeyInputPrefilter.mayBeDERSequence([0x30, 0x00]))
         #expect(!KeyInputPrefilter.mayBeDERSequence([]))

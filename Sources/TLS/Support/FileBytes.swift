@@ -49,11 +49,6 @@ enum FileBytes {
 
     /// Whether `bytes` look like PEM (contain a `-----BEGIN ` line) rather than DER.
     static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
-        let marker = Array("-----BEGIN ".utf8)
-        guard bytes.count >= marker.count else { return false }
-        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-            if Array(bytes[start..<(start + marker.count)]) == marker { return true }
-        }
-        return false
+        KeyInputPrefilter.firstIndex(of: Array("-----BEGIN ".utf8), in: bytes, from: 0) != nil
     }
 }

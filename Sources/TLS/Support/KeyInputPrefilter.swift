@@ -15,14 +15,16 @@ enum KeyInputPrefilter {
     static func mayHoldPEMBlock(_ bytes: [UInt8], labelSuffix: String) -> Bool {
         let begin: [UInt8] = Array("-----BEGIN ".utf8)
         let end: [UInt8] = Array((labelSuffix + "-----").utf8)
-        var start = 0
-        while let found = firstIndex(of: begin, in: bytes, from: start) {
-            var cursor = found + begin.count
-            while cursor + end.count <= bytes.count, bytes[cursor] != UInt8(ascii: "\n") {
-                if matches(end, in: bytes, at: cursor) { return true }
-                cursor += 1
+        // One pass, line by line: the first BEGIN of a line, then the label's end after it on the
+        // same line. Linear in the input, however many BEGINs a hostile line repeats.
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            if let found = firstIndex(of: begin, in: bytes, from: lineStart, before: lineEnd),
+               firstIndex(of: end, in: bytes, from: found + begin.count, before: lineEnd) != nil {
+                return true
             }
-            start = found + 1
+            lineStart = lineEnd + 1
         }
         return false
     }
@@ -31,10 +33,12 @@ enum KeyInputPrefilter {
     /// decodes (PKCS#8, and the RSA, EC and DSA ones) is a SEQUENCE, whose first octet is 0x30.
     static func mayBeDERSequence(_ bytes: [UInt8]) -> Bool { bytes.first == 0x30 }
 
-    /// The first index at or after `start` where `needle` occurs in `bytes`.
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
-        for index in start...(bytes.count - needle.count) where matches(needle, in: bytes, at: index) { return index }
+    /// The first index at or after `start` where `needle` occurs in `bytes`, ending at or before
+    /// `limit` (the whole input by default).
+    static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int, before limit: Int? = nil) -> Int? {
+        let limit = min(limit ?? bytes.count, bytes.count)
+        guard !needle.isEmpty, start >= 0, limit - needle.count >= start else { return nil }
+        for index in start...(limit - needle.count) where matches(needle, in: bytes, at: index) { return index }
         return nil
     }
 
