@@ -77,6 +77,43 @@ extension ClientIntegrationTests {
             #expect(request.isCancelled)
         }
 
+        /// Made and awaited inside a Swift task that is already cancelled, a data or download task
+        /// cancels its request before its serializer would start it: the request never resumes.
+        /// Before, the serializer started it first, so on loopback it could finish before the
+        /// awaiting task's cancellation reached it (seen in Alamofire's suite on one core).
+        @Test("a task made inside an already cancelled Swift task never starts its request", arguments: ["data", "download"])
+        func madeInCancelledTask(kind: String) async throws {
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("early")])
+            defer { server.stop() }
+            let monitor = RecordingMonitor()
+            let session = retained(Session(eventMonitors: [monitor]))
+            let url = "http://127.0.0.1:\(server.port)/"
+            let (failure, cancelled) = await Task { () -> (AFError?, Bool) in
+                withUnsafeCurrentTask { $0?.cancel() }
+                if kind == "data" {
+                    let request = session.request(url)
+                    return (await request.serializingString().result.failure, request.isCancelled)
+                }
+                let request = session.download(url)
+                return (await request.serializingString().result.failure, request.isCancelled)
+            }.value
+            #expect(failure?.isExplicitlyCancelledError == true)
+            #expect(cancelled)
+            #expect(!monitor.events.contains("requestDidResume"), "\(monitor.events)")
+        }
+
+        @Test("made inside a cancelled Swift task with automaticallyCancelling: false, the request runs")
+        func madeInCancelledTaskWithoutAutomaticCancellation() async throws {
+            let server = try ScriptedServer(script: [.expectRequest, cannedResponse("early")])
+            defer { server.stop() }
+            let session = retained(Session())
+            let result = await Task { () -> Result<String, AFError> in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await session.request("http://127.0.0.1:\(server.port)/").serializingString(automaticallyCancelling: false).result
+            }.value
+            #expect(result.success == "early")
+        }
+
         @Test("a stream consumer that cancels the task after the first chunk receives no further chunk")
         func streamCancelledAfterFirstChunk() async throws {
             // Ten chunks 20 ms apart (one socket read each); the consumer waits after the first

@@ -253,7 +253,8 @@ extension DownloadRequest {
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
-        DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
+        cancelIfMadeInCancelledTask(shouldAutomaticallyCancel)
+        return DownloadTask(request: self, shouldAutomaticallyCancel: shouldAutomaticallyCancel) { request, done in
             request.serializeDownloadInPlace(using: serializer, deliver: done)
         }
     }

@@ -115,7 +115,19 @@ extension DataRequest {
         // `RequestLifecycleTests.contextSwitchesPerRequest`. The waiter is the serializer's
         // turn too, and the turn's closure captures only the waiter: one allocation for both.
         let waiter = InPlaceResponseWaiter(request: self, serializer: serializer)
+        cancelIfMadeInCancelledTask(shouldAutomaticallyCancel)
         appendSerializer { [waiter] onWorker in waiter.serialize(onWorker: onWorker) }
         return DataTask(request: self, waiter: waiter, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
+    }
+}
+
+extension Request {
+    /// Cancels the request when an automatically cancelling task is made inside a Swift task that
+    /// is already cancelled, before the task's serializer would start it. Awaiting it there would
+    /// cancel it at once anyway; cancelled first, it never starts, where started first it could
+    /// finish on loopback before the cancellation reached it. (Alamofire starts a request a queue
+    /// hop after its serializer is added, so its cancellation wins that race in practice.)
+    func cancelIfMadeInCancelledTask(_ automaticallyCancelling: Bool) {
+        if automaticallyCancelling, Task.isCancelled { cancel() }
     }
 }
