@@ -45,7 +45,7 @@ out=$1
 cd "$(dirname "$0")/.."
 # The image budget in bytes (binary + CA bundle). Issue 21's target is 16,000,000; this is the
 # ratchet until then: lower it with every cut, never raise it without saying why in the commit.
-budget=${LARIAT_CONTAINER_BUDGET:-18074832}
+budget=${LARIAT_CONTAINER_BUDGET:-18078928}
 ca_bundle=/etc/ssl/certs/ca-certificates.crt
 [ -f /usr/lib/$(uname -m)-linux-gnu/libz.a ] || { echo "libz.a missing: apt-get install zlib1g-dev" >&2; exit 1; }
 # OpenSSL: the trimmed static build from Debian's source (scripts/build-trimmed-openssl.sh, built
