@@ -102,7 +102,7 @@ struct ReachabilityNamespaceTests {
         defer { namespaces.tearDown() }
         try namespaces.waitForServerAfterRoute()
         let loop = namespaces.group.next()
-        let retrier = OfflineRetrier(monitor: NWPathMonitor(loop: loop), maximumWait: .seconds(10))
+        let retrier = OfflineRetrier(monitor: NWPathMonitor(loop: loop), maximumWait: .seconds(30))
         let session = Session(interceptor: retrier, eventLoopGroup: namespaces.group)
         let started = ContinuousClock.now
         let request = session.request(Self.url)
@@ -112,7 +112,9 @@ struct ReachabilityNamespaceTests {
         let response = await pending.value
         #expect(response.response?.statusCode == 200, "\(String(describing: response.error))")
         #expect(request.retryCount == 1)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Retried when the route came back, not when maximumWait ran out: far below its 30 s
+        // (5.2 s was measured under ASan on a loaded 2-core machine, so no tighter bound).
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test("OfflineRetrier gives up after maximumWait when the route never returns")
