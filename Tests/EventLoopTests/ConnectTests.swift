@@ -1,7 +1,9 @@
 // Connector against real loopback servers: success, refusal, unknown host, timeout, IPv6,
 // overrides, Happy Eyeballs fallback and racing, cancellation.
 @testable import EventLoop
+import Glibc
 import LariatTestSupport
+import Synchronization
 import Testing
 
 extension EventLoopTests {
@@ -11,7 +13,7 @@ extension EventLoopTests {
                 .expect("GET / HTTP/1.1\r\nHost: x\r\n\r\nbody"),
                 .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
                 .waitForClientClose,
-            ])
+            ], stepTimeout: .seconds(60))  // the client closes after several pool hops (see ipv6LoopbackWorks)
             defer { server.stop() }
             let loop = EventLoopGroup.shared.next()
             let (socket, recorder) = try await connectRecording(host: "127.0.0.1", port: server.port, on: loop)
@@ -61,19 +63,23 @@ extension EventLoopTests {
 
         @Test(arguments: ["::1", "[::1]"])
         func ipv6LoopbackWorks(host: String) async throws {
-            let server = try ScriptedServer(script: [.send("hi"), .waitForClientClose], family: .ipv6)
+            // The client closes after four hops through the cooperative pool, each of which can wait
+            // behind other suites' tests: 5 s per step ran out under ThreadSanitizer on CI.
+            let server = try ScriptedServer(script: [.send("hi"), .waitForClientClose], family: .ipv6,
+                                            stepTimeout: .seconds(60))
             defer { server.stop() }
             let loop = EventLoopGroup.shared.next()
             let (socket, recorder) = try await connectRecording(host: host, port: server.port, on: loop)
             #expect(await eventually(on: loop) { recorder.value.received == Array("hi".utf8) })
             #expect(await onLoop(loop) { socket.value.remoteAddress } == SocketAddress.ipv6Loopback(port: server.port))
             await close(socket)
-            #expect(server.waitForConnections(1, finished: true))
+            #expect(server.waitForConnections(1, finished: true, timeout: .seconds(60)))
             #expect(server.failures.first == nil)
         }
 
         @Test func addressOverrideConnectsToTheGivenAddressWithoutResolving() async throws {
-            let server = try ScriptedServer(script: [.send("override"), .waitForClientClose], family: .ipv6)
+            let server = try ScriptedServer(script: [.send("override"), .waitForClientClose], family: .ipv6,
+                                            stepTimeout: .seconds(60))  // pool hops, as in ipv6LoopbackWorks
             defer { server.stop() }
             let loop = EventLoopGroup.shared.next()
             // The override's own port (1) is ignored: the port comes from connect.
@@ -127,18 +133,26 @@ extension EventLoopTests {
             defer { listener.close() }
             let loop = EventLoopGroup.shared.next()
             let before = openSocketDescriptors(touchingPort: listener.port).count
+            // The canceller is a pthread, not a task: on Swift's cooperative pool (two threads on
+            // CI, shared with hundreds of other tests) a detached task waited past a 5-s connect
+            // timeout under ThreadSanitizer, and the attempt ended `.timedOut`. The 60-s timeout
+            // leaves the cancellation nothing to race.
+            let canceller = Mutex<TestThread?>(nil)
             let result: Result<Bool, SocketError> = await withCheckedContinuation { continuation in
                 loop.execute {
-                    let attempt = Connector(timeout: .seconds(5)).connect(host: "127.0.0.1", port: listener.port, on: loop) { result in
+                    let attempt = Connector(timeout: .seconds(60)).connect(host: "127.0.0.1", port: listener.port, on: loop) { result in
                         if case .success(let socket) = result { socket.close() }
                         continuation.resume(returning: result.map { _ in true })
                     }
-                    Task.detached {
-                        try? await Task.sleep(for: .milliseconds(30))
-                        attempt.cancel()
+                    canceller.withLock {
+                        $0 = TestThread.start {
+                            usleep(30_000)
+                            attempt.cancel()
+                        }
                     }
                 }
             }
+            canceller.withLock { $0.take() }?.join()
             #expect(result.kind == .cancelled)
             #expect(openSocketDescriptors(touchingPort: listener.port).count == before)
         }

@@ -2,7 +2,7 @@
 import Glibc
 
 /// A started POSIX thread running one closure; join it exactly once.
-struct TestThread: Sendable {
+package struct TestThread: Sendable {
     let handle: pthread_t
 
     private final class Box {
@@ -11,7 +11,7 @@ struct TestThread: Sendable {
     }
 
     /// Starts `body` on a new thread; traps if the system cannot create one.
-    static func start(_ body: @escaping @Sendable () -> Void) -> TestThread {
+    package static func start(_ body: @escaping @Sendable () -> Void) -> TestThread {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var handle = pthread_t()
         let result = pthread_create(&handle, nil, { raw in
@@ -23,7 +23,7 @@ struct TestThread: Sendable {
     }
 
     /// Waits for the thread to end.
-    func join() {
+    package func join() {
         _ = pthread_join(handle, nil)
     }
 }
