@@ -37,6 +37,23 @@ func connect(
     }
 }
 
+/// Connects as ``connect(host:port:on:connector:)`` does, and measures on the loop how long the
+/// attempt took, from the call to its completion. A bound on that time is about the connector
+/// alone: the hops between the test's task and the loop, which can wait behind other suites' tests
+/// on Swift's cooperative pool, are outside it.
+func connectTimed(
+    host: String, port: Int, on loop: EventLoop, connector: Connector
+) async -> (result: Result<LoopBound<Socket>, SocketError>, elapsed: Duration) {
+    await withCheckedContinuation { continuation in
+        loop.execute {
+            let start = ContinuousClock.now
+            connector.connect(host: host, port: port, on: loop) { result in
+                continuation.resume(returning: (result.map { LoopBound($0, loop: loop) }, ContinuousClock.now - start))
+            }
+        }
+    }
+}
+
 /// Connects and attaches a fresh `Recorder` with read interest on.
 func connectRecording(
     host: String, port: Int, on loop: EventLoop, autoRead: Bool = true
