@@ -272,11 +272,19 @@ final class WebSocketTestServer: @unchecked Sendable {
         }
         process.arguments = arguments
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !(HTTPSServer.canConnect(port: port) && HTTPSServer.canConnect(port: rawPort) && HTTPSServer.canConnect(port: deflatePort)) {
-            guard Date() < deadline, process.isRunning else {
+        // It listens in about 0.15 s. Under ThreadSanitizer on CI it once was not listening after
+        // 10 s (a CI rehearsal, session 15), so the wait is long; a server that exits ends it at once.
+        let start = Date()
+        let ports = [port, rawPort, deflatePort]
+        while !ports.allSatisfy({ HTTPSServer.canConnect(port: $0) }) {
+            guard Date().timeIntervalSince(start) < 60, process.isRunning else {
+                let listening = ports.filter { HTTPSServer.canConnect(port: $0) }
+                let running = process.isRunning
                 stop()
-                throw HTTPSLab.Failure(description: "ws-test-server.py did not start (is `websockets` in .build-venv? scripts/install-test-deps.sh)")
+                throw HTTPSLab.Failure(description: """
+                    ws-test-server.py did not start (is `websockets` in .build-venv? scripts/install-test-deps.sh): \
+                    after \(Date().timeIntervalSince(start)) s, running: \(running), listening on \(listening) of \(ports)
+                    """)
             }
             usleep(20_000)
         }

@@ -103,8 +103,9 @@ package final class HTTPSServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         try withCleanSignalMask { try process.run() }
-        // Ready once a TCP connect succeeds (s_server prints nothing with -quiet).
-        let deadline = Date().addingTimeInterval(5)
+        // Ready once a TCP connect succeeds (s_server prints nothing with -quiet). The wait is long
+        // for loaded sanitizer runs; a server that exits ends it at once.
+        let deadline = Date().addingTimeInterval(60)
         while !HTTPSServer.canConnect(port: port) {
             guard Date() < deadline, process.isRunning else {
                 stop()
