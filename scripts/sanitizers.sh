@@ -8,8 +8,9 @@
 # Suites: WireTests, EventLoopTests, TLSTests, TransportTests, ClientTests and FetchTests
 # (SANITIZER_FILTER overrides the --filter regex). Any report fails the run: ASan aborts on its
 # first error; TSan exits 66 at the end when it reported anything (halt_on_error=0 so one run
-# lists every race). Failed tests with no report get one more run, printed FLAKY if it passes. Suppressions, each with its reason, are in scripts/sanitizers/*.supp. Tests that need httpbin run when
-# LARIAT_HTTPBIN is set (scripts/test.sh sets it) and skip otherwise.
+# lists every race). Failed tests with no report get one more run, printed FLAKY if it passes.
+# Suppressions, each with its reason, are in scripts/sanitizers/*.supp. Tests that need httpbin
+# run when LARIAT_HTTPBIN is set (scripts/test.sh sets it) and skip otherwise.
 # LeakSanitizer is off (detect_leaks=0): the Swift runtime keeps type metadata, conformance caches
 # and once-initialised globals for the life of the process on purpose, which LSan reports as leaks;
 # leaks are measured by the soak instead (scripts/soak.sh: descriptors, RSS, threads). One more such
@@ -52,11 +53,15 @@ run() {
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error:|Compiling|Build complete" | tail -3
     local built=$(date +%s)
     local status=0 index=0 filter
+    # One test process for the current filter, its output in $1.
+    test_once() {
+        swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" "${skip[@]}" >"$1" 2>&1
+    }
     for filter in "${filters[@]}"; do
         index=$((index + 1))
         echo "== $sanitizer sanitizer: test (filter $filter)"
         local log=$scratch/sanitizer-test-$index.log run_status=0
-        swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" "${skip[@]}" >"$log" 2>&1 || run_status=$?
+        test_once "$log" || run_status=$?
         # A run that failed tests without any sanitizer report runs once more, as scripts/test.sh's
         # run_suite does: a pass then is printed as FLAKY (to be fixed, never hidden). A report, in
         # either run, fails the step: a second run would hide a race TSan sees only sometimes.
@@ -64,7 +69,7 @@ run() {
             echo "FLAKY or failing: first run's failures:"; grep -E "✘" "$log" | head -20 || true
             cp "$log" "$log.first"
             run_status=0
-            swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" "${skip[@]}" >"$log" 2>&1 || run_status=$?
+            test_once "$log" || run_status=$?
             if [ "$run_status" = 0 ]; then echo "FLAKY: passed on the second run (first run kept in $log.first)"; fi
         fi
         grep -E "^(==[0-9]+==ERROR|WARNING: ThreadSanitizer|SUMMARY:)|Test run with|tests? (passed|failed)|✘" "$log" | sort | uniq -c | sort -rn | head -40 || true

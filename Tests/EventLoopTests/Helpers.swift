@@ -28,13 +28,7 @@ func eventually(on loop: EventLoop, timeout: Duration = .seconds(5), _ condition
 func connect(
     host: String, port: Int, on loop: EventLoop, connector: Connector = Connector(timeout: .seconds(5))
 ) async -> Result<LoopBound<Socket>, SocketError> {
-    await withCheckedContinuation { continuation in
-        loop.execute {
-            connector.connect(host: host, port: port, on: loop) { result in
-                continuation.resume(returning: result.map { LoopBound($0, loop: loop) })
-            }
-        }
-    }
+    await connectTimed(host: host, port: port, on: loop, connector: connector).result
 }
 
 /// Connects as ``connect(host:port:on:connector:)`` does, and measures on the loop how long the
